@@ -1,0 +1,188 @@
+// Kernel microbenchmarks: every family, on every level this CPU runs, by
+// value width and size. items_per_second counts values (decode, encode) or
+// bytes (count, UTF-8).
+
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dispatch/kernels.h"
+#include "protoaccel/protoaccel.h"
+
+namespace protoaccel {
+namespace {
+
+using internal::Kernels;
+
+// Wire values of a given shape: "1B", "2B" (minimal varints of that many
+// bytes), "u32" (random 32-bit), "u64" (random 64-bit), "neg" (negative
+// int32, 10 bytes each), "mix" (1..10 bytes, uniformly).
+std::vector<uint64_t> Values(const std::string& shape, size_t n) {
+  std::mt19937_64 rng(n * 131 + shape.size());
+  std::vector<uint64_t> values(n);
+  for (auto& v : values) {
+    if (shape == "1B") v = rng() & 0x7f;
+    if (shape == "2B") v = 0x80 + rng() % (0x4000 - 0x80);
+    if (shape == "u32") v = static_cast<uint32_t>(rng());
+    if (shape == "u64") v = rng();
+    if (shape == "neg") v = static_cast<uint64_t>(-1 - static_cast<int64_t>(rng() % 1000));
+    if (shape == "mix") v = rng() >> (7 * (rng() % 10));
+  }
+  return values;
+}
+
+std::string Encode(const std::vector<uint64_t>& values) {
+  std::string out;
+  for (uint64_t v : values) {
+    while (v >= 0x80) {
+      out.push_back(static_cast<char>(v | 0x80));
+      v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+  }
+  return out;
+}
+
+template <typename T>
+void Decode(benchmark::State& state, internal::DecodeFn<T> decode,
+            std::string shape) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  std::string wire = Encode(Values(shape, n));
+  const size_t size = wire.size();
+  wire.append(16, '\0');  // protobuf's slop
+  std::unique_ptr<T[]> out(new T[n]);
+  for (auto _ : state) {
+    const DecodeResult r = decode(wire.data(), wire.data() + size,
+                                  wire.data() + size + 16, out.get());
+    benchmark::DoNotOptimize(r);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+  state.counters["bytes/value"] = static_cast<double>(size) / n;
+}
+
+void Count(benchmark::State& state, size_t (*count)(const char*, size_t)) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  const std::string wire = Encode(Values("mix", n));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(count(wire.data(), wire.size()));
+  }
+  state.SetItemsProcessed(state.iterations() * wire.size());
+}
+
+// Text of exactly `size` bytes: ASCII, two-byte characters, or a mix of
+// one- to four-byte characters.
+std::string Text(const std::string& kind, size_t size) {
+  static const char* kMixed[] = {"a", "\xc3\xa9", "\xe2\x82\xac",
+                                 "\xf0\x9f\x98\x80"};
+  std::mt19937_64 rng(size);
+  std::string text;
+  while (text.size() < size) {
+    if (kind == "ascii") text += static_cast<char>('a' + rng() % 26);
+    if (kind == "2byte") text += "\xd0\x96";
+    if (kind == "mixed") text += kMixed[rng() % 4];
+  }
+  // Cut to a whole character, then pad with ASCII.
+  text.resize(ValidUtf8Prefix(text.data(), size));
+  text.resize(size, 'z');
+  return text;
+}
+
+void Utf8(benchmark::State& state, bool (*validate)(const char*, size_t),
+          std::string kind) {
+  const std::string text = Text(kind, static_cast<size_t>(state.range(0)));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(validate(text.data(), text.size()));
+  }
+  state.SetItemsProcessed(state.iterations() * text.size());
+}
+
+void Size(benchmark::State& state, internal::SizeFn<uint64_t> size,
+          std::string shape) {
+  const std::vector<uint64_t> values =
+      Values(shape, static_cast<size_t>(state.range(0)));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(size(values.data(), values.size()));
+  }
+  state.SetItemsProcessed(state.iterations() * values.size());
+}
+
+template <typename T>
+void EncodeValues(benchmark::State& state, internal::EncodeFn<T> encode,
+                  std::string shape) {
+  const std::vector<uint64_t> wide =
+      Values(shape, static_cast<size_t>(state.range(0)));
+  const std::vector<T> values(wide.begin(), wide.end());
+  std::string out(10 * values.size(), '\0');
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(encode(values.data(), values.size(), &out[0]));
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * values.size());
+}
+
+void RegisterAll() {
+  const std::vector<int64_t> kCounts = {16, 256, 4096, 65536};
+  const std::vector<int64_t> kLengths = {8, 16, 32, 64, 128, 1024, 65536};
+  for (int i = 0; i <= static_cast<int>(DetectedIsa()); ++i) {
+    const Isa isa = static_cast<Isa>(i);
+    const Kernels& k = *internal::KernelsFor(isa);
+    const std::string at = std::string("/") + IsaName(isa);
+    auto decode = k.varint_decode;
+    for (const char* shape : {"1B", "2B", "u32", "neg"}) {
+      benchmark::RegisterBenchmark(("decode_uint32/" + std::string(shape) + at).c_str(),
+                                   Decode<uint32_t>, decode.low32, shape)
+          ->ArgsProduct({kCounts});
+    }
+    for (const char* shape : {"1B", "u64", "mix"}) {
+      benchmark::RegisterBenchmark(("decode_uint64/" + std::string(shape) + at).c_str(),
+                                   Decode<uint64_t>, decode.full64, shape)
+          ->ArgsProduct({kCounts});
+    }
+    benchmark::RegisterBenchmark(("decode_sint32/u32" + at).c_str(),
+                                 Decode<int32_t>, decode.zigzag32, "u32")
+        ->ArgsProduct({kCounts});
+    benchmark::RegisterBenchmark(("decode_bool/1B" + at).c_str(),
+                                 Decode<bool>, decode.boolean, "1B")
+        ->ArgsProduct({kCounts});
+    benchmark::RegisterBenchmark(("count/mix" + at).c_str(), Count,
+                                 k.varint_count.count)
+        ->ArgsProduct({kCounts});
+    for (const char* kind : {"ascii", "2byte", "mixed"}) {
+      benchmark::RegisterBenchmark(("utf8/" + std::string(kind) + at).c_str(),
+                                   Utf8, k.utf8.validate, kind)
+          ->ArgsProduct({kLengths});
+    }
+    for (const char* shape : {"1B", "u32", "u64"}) {
+      benchmark::RegisterBenchmark(("size_uint64/" + std::string(shape) + at).c_str(),
+                                   Size, k.varint_encode.size_uint64, shape)
+          ->ArgsProduct({kCounts});
+    }
+    for (const char* shape : {"1B", "2B", "u32"}) {
+      benchmark::RegisterBenchmark(("encode_uint32/" + std::string(shape) + at).c_str(),
+                                   EncodeValues<uint32_t>,
+                                   k.varint_encode.encode_uint32, shape)
+          ->ArgsProduct({kCounts});
+    }
+    benchmark::RegisterBenchmark(("encode_uint64/u64" + at).c_str(),
+                                 EncodeValues<uint64_t>,
+                                 k.varint_encode.encode_uint64, "u64")
+        ->ArgsProduct({kCounts});
+  }
+}
+
+}  // namespace
+}  // namespace protoaccel
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  protoaccel::RegisterAll();
+  benchmark::AddCustomContext("protoaccel_detected",
+                              protoaccel::IsaName(protoaccel::DetectedIsa()));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

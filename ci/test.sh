@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# All of protoaccel's tests: the kernels against their references and
+# against the system's libprotobuf on every instruction set this CPU has,
+# then again under AddressSanitizer and UndefinedBehaviorSanitizer.
+#
+# Usage: ci/test.sh        (installs what it needs with apt)
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+mkdir -p out
+
+step "packages"
+ensure_build_packages
+
+step "third-party sources (Debian's protobuf, benchmark anchors)"
+bash third_party/fetch.sh all
+
+step "build (RelWithDebInfo)"
+configure_and_build out/build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DPROTOACCEL_REQUIRE_STOCK_ORACLE=ON
+out/build/protoaccel_info
+
+step "tests"
+(cd out/build && ctest --output-on-failure)
+
+step "build with ASan + UBSan"
+sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+configure_and_build out/asan -DCMAKE_BUILD_TYPE=Debug \
+  -DPROTOACCEL_REQUIRE_STOCK_ORACLE=ON -DPROTOACCEL_BUILD_BENCHMARKS=OFF \
+  "-DCMAKE_CXX_FLAGS=$sanitize" "-DCMAKE_EXE_LINKER_FLAGS=$sanitize"
+
+step "tests under ASan + UBSan"
+# The exhaustive four-byte UTF-8 sweeps run in the build above; here they
+# would take minutes and add nothing a sanitizer can see that the other
+# UTF-8 tests do not show.
+(cd out/asan && GTEST_FILTER='-*AllFourByteSequences*:*AllStringsUpToFourBytes*' \
+  ctest --output-on-failure)
+
+echo
+echo "all tests passed"

@@ -1,0 +1,87 @@
+// The kernel tables behind protoaccel's public functions: one table per
+// family and instruction set, composed per level and chosen once.
+//
+// Internal to protoaccel; the tests and benchmarks use it to run every
+// implementation the CPU has in one process.
+
+#ifndef PROTOACCEL_DISPATCH_KERNELS_H_
+#define PROTOACCEL_DISPATCH_KERNELS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "protoaccel/protoaccel.h"
+
+namespace protoaccel {
+namespace internal {
+
+struct VarintCountKernels {
+  size_t (*count)(const char* p, size_t n);
+};
+
+template <typename T>
+using DecodeFn = DecodeResult (*)(const char* p, const char* end,
+                                  const char* limit, T* out);
+
+struct VarintDecodeKernels {
+  DecodeFn<uint32_t> low32;  // uint32, int32, enum
+  DecodeFn<uint64_t> full64;  // uint64, int64
+  DecodeFn<int32_t> zigzag32;
+  DecodeFn<int64_t> zigzag64;
+  DecodeFn<bool> boolean;
+};
+
+struct Utf8Kernels {
+  bool (*validate)(const char* p, size_t n);
+  size_t (*valid_prefix)(const char* p, size_t n);
+};
+
+template <typename T>
+using SizeFn = size_t (*)(const T* v, size_t n);
+template <typename T>
+using EncodeFn = char* (*)(const T* v, size_t n, char* out);
+
+struct VarintEncodeKernels {
+  SizeFn<uint32_t> size_uint32;
+  SizeFn<int32_t> size_int32;  // sign-extended
+  SizeFn<int32_t> size_sint32;
+  SizeFn<uint64_t> size_uint64;  // also int64
+  SizeFn<int64_t> size_sint64;
+  EncodeFn<uint32_t> encode_uint32;
+  EncodeFn<int32_t> encode_int32;
+  EncodeFn<int32_t> encode_sint32;
+  EncodeFn<uint64_t> encode_uint64;
+  EncodeFn<int64_t> encode_sint64;
+};
+
+// One implementation per family and level. Adding an instruction set to a
+// family is a new file defining its table, declared here and listed in
+// dispatch.cc.
+extern const VarintCountKernels kVarintCountScalar;
+extern const VarintDecodeKernels kVarintDecodeScalar;
+extern const Utf8Kernels kUtf8Scalar;
+extern const VarintEncodeKernels kVarintEncodeScalar;
+
+// The best kernel of each family at or below one level.
+struct Kernels {
+  Isa isa[kFamilyCount];  // the level each family's kernel comes from
+  VarintCountKernels varint_count;
+  VarintDecodeKernels varint_decode;
+  Utf8Kernels utf8;
+  VarintEncodeKernels varint_encode;
+};
+
+// The kernels in use (MaxIsa()), chosen on the first call.
+const Kernels& Active();
+
+// The kernels of one level, or nullptr if this CPU cannot run that level.
+const Kernels* KernelsFor(Isa isa);
+
+// Parses a PROTOACCEL_ISA value. Returns false for anything but the names
+// IsaName() gives.
+bool ParseIsa(const char* name, Isa* isa);
+
+}  // namespace internal
+}  // namespace protoaccel
+
+#endif  // PROTOACCEL_DISPATCH_KERNELS_H_

@@ -1,0 +1,15 @@
+# The sources of libprotoaccel, for this project's CMakeLists.txt and for
+# builds that compile the kernels into another library (libprotobuf). Each
+# SIMD file selects its instruction set itself (#pragma GCC target), so no
+# file needs flags of its own and the build never depends on -march.
+set(PROTOACCEL_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(PROTOACCEL_INCLUDE_DIRS
+  ${PROTOACCEL_SOURCE_DIR}/include
+  ${PROTOACCEL_SOURCE_DIR})
+set(PROTOACCEL_SOURCES
+  ${PROTOACCEL_SOURCE_DIR}/dispatch/cpu_features.cc
+  ${PROTOACCEL_SOURCE_DIR}/dispatch/dispatch.cc
+  ${PROTOACCEL_SOURCE_DIR}/varint_count/scalar.cc
+  ${PROTOACCEL_SOURCE_DIR}/varint_decode/scalar.cc
+  ${PROTOACCEL_SOURCE_DIR}/utf8_validate/scalar.cc
+  ${PROTOACCEL_SOURCE_DIR}/varint_encode/scalar.cc)

@@ -1,0 +1,59 @@
+// One varint at a time: the scalar size and encoder, and the tail of every
+// SIMD one.
+
+#ifndef PROTOACCEL_VARINT_ENCODE_SCALAR_ENCODE_H_
+#define PROTOACCEL_VARINT_ENCODE_SCALAR_ENCODE_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace protoaccel {
+namespace internal {
+
+// Bytes of a varint: ceil(significant bits / 7), at least 1. (bits * 9 + 64)
+// / 64 computes it without a division (protobuf's VarintSize64 does the same).
+inline size_t VarintSize(uint64_t v) {
+  const int bits = 64 - __builtin_clzll(v | 1);
+  return static_cast<size_t>(bits * 9 + 64) / 64;
+}
+
+inline char* WriteVarint(uint64_t v, char* out) {
+  while (v >= 0x80) {
+    *out++ = static_cast<char>(v | 0x80);
+    v >>= 7;
+  }
+  *out++ = static_cast<char>(v);
+  return out;
+}
+
+// What protobuf writes for each field type: int32 (and enum) sign-extends,
+// so a negative value takes 10 bytes; sint types are ZigZag-encoded.
+inline uint64_t WireValueUInt32(uint32_t v) { return v; }
+inline uint64_t WireValueInt32(int32_t v) {
+  return static_cast<uint64_t>(static_cast<int64_t>(v));
+}
+inline uint64_t WireValueSInt32(int32_t v) {
+  return (static_cast<uint32_t>(v) << 1) ^ static_cast<uint32_t>(v >> 31);
+}
+inline uint64_t WireValueUInt64(uint64_t v) { return v; }
+inline uint64_t WireValueSInt64(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+
+template <typename T, uint64_t (*Wire)(T)>
+size_t PackedSizeScalar(const T* v, size_t n) {
+  size_t size = 0;
+  for (size_t i = 0; i < n; ++i) size += VarintSize(Wire(v[i]));
+  return size;
+}
+
+template <typename T, uint64_t (*Wire)(T)>
+char* EncodeScalar(const T* v, size_t n, char* out) {
+  for (size_t i = 0; i < n; ++i) out = WriteVarint(Wire(v[i]), out);
+  return out;
+}
+
+}  // namespace internal
+}  // namespace protoaccel
+
+#endif  // PROTOACCEL_VARINT_ENCODE_SCALAR_ENCODE_H_

@@ -1,0 +1,267 @@
+// Every decoder of every level against the reference transcription of
+// protobuf 3.21.12's packed loop.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "reference.h"
+#include "test_util.h"
+
+namespace protoaccel {
+namespace {
+
+using internal::DecodeFn;
+using testing::GuardedBuffer;
+using testing::RandomValueOfLength;
+using testing::Varint;
+using testing::VarintOfLength;
+
+std::string Hex(const char* p, const char* end) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (; p < end && out.size() < 3 * 96; ++p) {
+    out += kDigits[static_cast<uint8_t>(*p) >> 4];
+    out += kDigits[static_cast<uint8_t>(*p) & 15];
+    out += ' ';
+  }
+  if (p < end) out += "...";
+  return out;
+}
+
+// Runs one decoder on [p, end) and compares everything it promises with the
+// reference: status, position, count, values, and no write past the room
+// MaxDecodedValues() asks for.
+template <typename T>
+::testing::AssertionResult SameAsReference(DecodeFn<T> decode,
+                                           T (*convert)(uint64_t),
+                                           const char* type, const char* p,
+                                           const char* end, const char* limit) {
+  const reference::Decoded want = reference::Decode(p, end, limit);
+  const size_t room =
+      p < end ? reference::CountVarints(p, end - p) +
+                    (static_cast<uint8_t>(end[-1]) >> 7)
+              : 0;
+  // Raw bytes, so that an untouched sentinel is never loaded as a T (0x5a
+  // is no bool).
+  constexpr size_t kSentinels = 16;
+  constexpr unsigned char kSentinel = 0x5a;
+  const size_t bytes = (room + kSentinels) * sizeof(T);
+  std::unique_ptr<unsigned char[]> raw(new unsigned char[bytes]);
+  std::memset(raw.get(), kSentinel, bytes);
+  T* out = reinterpret_cast<T*>(raw.get());
+
+  const DecodeResult got = decode(p, end, limit, out);
+  auto fail = [&]() {
+    return ::testing::AssertionFailure()
+           << type << " on " << (end - p) << " bytes (limit +" << (limit - end)
+           << "): " << Hex(p, limit) << "\n  ";
+  };
+  if (got.ok != want.ok) return fail() << "ok " << got.ok << ", want " << want.ok;
+  if (got.ptr != want.ptr) {
+    return fail() << "ptr at " << (got.ptr - p) << ", want " << (want.ptr - p);
+  }
+  if (got.count != want.values.size()) {
+    return fail() << "count " << got.count << ", want " << want.values.size();
+  }
+  for (size_t i = 0; i < got.count; ++i) {
+    if (!(out[i] == convert(want.values[i]))) {
+      return fail() << "value " << i << " is " << +out[i] << ", want "
+                    << +convert(want.values[i]) << " (varint "
+                    << want.values[i] << ")";
+    }
+  }
+  for (size_t i = room * sizeof(T); i < bytes; ++i) {
+    if (raw[i] != kSentinel) {
+      return fail() << "wrote past the room it was given (" << room << ")";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+class VarintDecodeTest : public testing::IsaTest {
+ protected:
+  // All five kernels (every output type) on the same bytes.
+  ::testing::AssertionResult Check(const char* p, const char* end,
+                                   const char* limit) {
+    const internal::VarintDecodeKernels& k = kernels().varint_decode;
+    ::testing::AssertionResult r =
+        SameAsReference(k.low32, reference::AsUInt32, "uint32", p, end, limit);
+    if (r) r = SameAsReference(k.full64, reference::AsUInt64, "uint64", p, end, limit);
+    if (r) r = SameAsReference(k.zigzag32, reference::AsSInt32, "sint32", p, end, limit);
+    if (r) r = SameAsReference(k.zigzag64, reference::AsSInt64, "sint64", p, end, limit);
+    if (r) r = SameAsReference(k.boolean, reference::AsBool, "bool", p, end, limit);
+    return r;
+  }
+
+  // The bytes placed against a guard page, decoded with limit == end.
+  ::testing::AssertionResult CheckGuarded(const std::string& bytes) {
+    GuardedBuffer buffer(bytes);
+    return Check(buffer.data(), buffer.end(), buffer.end());
+  }
+
+  // The bytes at every alignment of a 64-byte line, with `slop` readable
+  // bytes past the end, as protobuf's buffers have.
+  ::testing::AssertionResult CheckAligned(const std::string& bytes,
+                                          size_t slop, std::mt19937_64& rng) {
+    std::vector<char> storage(bytes.size() + slop + 128);
+    for (auto& c : storage) c = static_cast<char>(rng());
+    const uintptr_t base = reinterpret_cast<uintptr_t>(storage.data());
+    char* aligned = storage.data() + ((64 - base % 64) % 64);
+    for (size_t shift = 0; shift < 64; shift += 7) {
+      std::memcpy(aligned + shift, bytes.data(), bytes.size());
+      const char* p = aligned + shift;
+      auto r = Check(p, p + bytes.size(), p + bytes.size() + slop);
+      if (!r) return r << " (alignment " << shift << ")";
+    }
+    return ::testing::AssertionSuccess();
+  }
+};
+
+TEST_P(VarintDecodeTest, EmptyRange) {
+  const char byte = 0;
+  const internal::VarintDecodeKernels& k = kernels().varint_decode;
+  uint32_t out;
+  const DecodeResult r = k.low32(&byte, &byte, &byte + 1, &out);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.ptr, &byte);
+  EXPECT_EQ(r.count, 0u);
+}
+
+// A varint of each length, minimal and padded, after and before runs of
+// one-byte varints of every length that matters to a 16-, 32- or 64-byte
+// block.
+TEST_P(VarintDecodeTest, EveryLengthAtEveryOffset) {
+  std::mt19937_64 rng(1);
+  const int kSuffixes[] = {0, 1, 2, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65};
+  for (int length = 1; length <= 10; ++length) {
+    for (int prefix = 0; prefix <= 70; ++prefix) {
+      for (int suffix : kSuffixes) {
+        std::string bytes;
+        for (int i = 0; i < prefix; ++i) bytes += Varint(rng() & 0x7f);
+        bytes += VarintOfLength(RandomValueOfLength(rng, length), length);
+        for (int i = 0; i < suffix; ++i) bytes += Varint(rng() & 0x7f);
+        ASSERT_TRUE(CheckGuarded(bytes)) << "length " << length;
+      }
+      std::string bytes(prefix, '\x01');
+      bytes += VarintOfLength(rng(), length);  // non-minimal when high bits are 0
+      ASSERT_TRUE(CheckAligned(bytes, 16, rng));
+    }
+  }
+}
+
+// Every buffer length 0..256 of mixed widths, the last varint usually cut:
+// with limit == end it fails as truncated, with slop it runs past `end`.
+TEST_P(VarintDecodeTest, EveryBufferLength) {
+  std::mt19937_64 rng(2);
+  for (int max_length : {1, 2, 3, 5, 10}) {
+    for (size_t size = 0; size <= 256; ++size) {
+      std::string bytes;
+      while (bytes.size() < size) {
+        const int length = 1 + static_cast<int>(rng() % max_length);
+        bytes += Varint(RandomValueOfLength(rng, length));
+      }
+      bytes.resize(size);
+      ASSERT_TRUE(CheckGuarded(bytes)) << "size " << size;
+      ASSERT_TRUE(CheckAligned(bytes, 16, rng)) << "size " << size;
+    }
+  }
+}
+
+// An 11-byte varint (a continuation bit on the 10th byte) at every position:
+// the values before it are written, then the error.
+TEST_P(VarintDecodeTest, ElevenBytesAtEveryPosition) {
+  std::mt19937_64 rng(3);
+  for (int width : {1, 2, 5, 10}) {
+    for (int position = 0; position <= 80; ++position) {
+      std::string bytes;
+      for (int i = 0; i < position; ++i) {
+        bytes += Varint(RandomValueOfLength(rng, width));
+      }
+      bytes += std::string(10, '\x80') + '\x01';
+      for (int i = 0; i < 20; ++i) bytes += Varint(rng() & 0x7f);
+      ASSERT_TRUE(CheckGuarded(bytes));
+      ASSERT_TRUE(CheckAligned(bytes, 16, rng));
+    }
+  }
+}
+
+// Cut a stream at every byte: whatever was whole is decoded, then the cut
+// varint fails (limit == end) or reads on into the slop.
+TEST_P(VarintDecodeTest, CutAtEveryByte) {
+  std::mt19937_64 rng(4);
+  std::string stream;
+  for (int i = 0; i < 40; ++i) {
+    const int length = 1 + static_cast<int>(rng() % 10);
+    stream += Varint(RandomValueOfLength(rng, length));
+  }
+  for (size_t cut = 0; cut <= stream.size(); ++cut) {
+    const std::string bytes = stream.substr(0, cut);
+    ASSERT_TRUE(CheckGuarded(bytes)) << "cut " << cut;
+    ASSERT_TRUE(CheckAligned(bytes, 16, rng)) << "cut " << cut;
+  }
+}
+
+// Of the 10th byte only bit 0 counts; with its top bit set it is an error.
+TEST_P(VarintDecodeTest, TenthByte) {
+  std::mt19937_64 rng(5);
+  for (int tenth = 0; tenth < 256; ++tenth) {
+    for (char fill : {'\x80', '\xff', '\xaa'}) {
+      std::string bytes = "\x05" + std::string(9, fill) +
+                          static_cast<char>(tenth) + "\x07";
+      ASSERT_TRUE(CheckGuarded(bytes)) << "tenth byte " << tenth;
+      ASSERT_TRUE(CheckAligned(bytes, 16, rng)) << "tenth byte " << tenth;
+    }
+  }
+}
+
+// The last varint starts before `end` and ends after it, in the slop: it is
+// decoded and `ptr` lands past `end`, as in protobuf's segment loop.
+TEST_P(VarintDecodeTest, OvershootIntoSlop) {
+  std::mt19937_64 rng(6);
+  for (int length = 2; length <= 10; ++length) {
+    for (int inside = 1; inside < length; ++inside) {
+      for (int prefix : {0, 3, 15, 16, 31, 63, 64}) {
+        std::string bytes;
+        for (int i = 0; i < prefix; ++i) bytes += Varint(rng() & 0x7f);
+        bytes += VarintOfLength(RandomValueOfLength(rng, length), length);
+        const size_t end = bytes.size() - (length - inside);
+        while (bytes.size() < end + 16) bytes += Varint(rng() & 0x7f);
+        GuardedBuffer buffer(bytes);
+        ASSERT_TRUE(Check(buffer.data(), buffer.data() + end, buffer.end()));
+      }
+    }
+  }
+}
+
+// Long random streams, cut into segments at random points, as protobuf's
+// chunked input cuts them.
+TEST_P(VarintDecodeTest, RandomSegments) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 20; ++round) {
+    const int max_length = 1 + round % 10;
+    std::string stream;
+    for (int i = 0; i < 20000; ++i) {
+      const int length = 1 + static_cast<int>(rng() % max_length);
+      stream += Varint(RandomValueOfLength(rng, length));
+    }
+    stream += std::string(16, '\0');
+    const char* p = stream.data();
+    const char* data_end = stream.data() + stream.size() - 16;
+    while (p < data_end) {
+      const char* end = std::min(data_end, p + 1 + rng() % 3000);
+      ASSERT_TRUE(Check(p, end, end + 16));
+      p = reference::Decode(p, end, end + 16).ptr;
+    }
+  }
+}
+
+PROTOACCEL_INSTANTIATE_FOR_EVERY_ISA(VarintDecodeTest);
+
+}  // namespace
+}  // namespace protoaccel
