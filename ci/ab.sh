@@ -25,7 +25,7 @@ step "packages"
 ensure_build_packages
 
 step "build (Release)"
-configure_and_build out/release -DCMAKE_BUILD_TYPE=Release \
+configure_and_build "$ROOT" out/release -DCMAKE_BUILD_TYPE=Release \
   -DPROTOACCEL_BUILD_TESTS=OFF
 out/release/protoaccel_info
 

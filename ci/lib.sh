@@ -39,17 +39,18 @@ ensure_packages() {
 # The packages every build needs. ccache is welcome but never required.
 ensure_build_packages() {
   ensure_packages cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev \
-    libbenchmark-dev libprotobuf-dev protobuf-compiler zlib1g-dev dpkg-dev
+    libbenchmark-dev libprotobuf-dev protobuf-compiler zlib1g-dev dpkg-dev patch
   ensure_packages ccache 2>/dev/null || echo "ccache unavailable; building without it"
 }
 
-# configure_and_build BUILD_DIR [CMAKE_ARGS...]
+# configure_and_build SOURCE_DIR BUILD_DIR [CMAKE_ARGS...]
 configure_and_build() {
-  local dir=$1
-  shift
+  local source=$1 dir=$2
+  shift 2
   local launcher=()
   command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  cmake -S "$ROOT" -B "$dir" -G Ninja "${launcher[@]}" "$@" >"$dir.configure.log" 2>&1 ||
+  mkdir -p "$(dirname "$dir")"
+  cmake -S "$source" -B "$dir" -G Ninja "${launcher[@]}" "$@" >"$dir.configure.log" 2>&1 ||
     { mkdir -p "$dir"; cat "$dir.configure.log" >&2; die "cmake configure failed in $dir"; }
   ninja -C "$dir" || die "build failed in $dir"
 }

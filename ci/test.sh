@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # All of protoaccel's tests: the kernels against their references and
 # against the system's libprotobuf on every instruction set this CPU has,
-# then again under AddressSanitizer and UndefinedBehaviorSanitizer.
+# then again under AddressSanitizer and UndefinedBehaviorSanitizer; then
+# stock and accelerated libprotobuf 3.21.12, built from Debian's source,
+# checked against each other and by upstream's own tests.
 #
 # Usage: ci/test.sh        (installs what it needs with apt)
 set -euo pipefail
@@ -16,7 +18,7 @@ step "third-party sources (Debian's protobuf, benchmark anchors)"
 bash third_party/fetch.sh all
 
 step "build (RelWithDebInfo)"
-configure_and_build out/build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+configure_and_build "$ROOT" out/build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPROTOACCEL_REQUIRE_STOCK_ORACLE=ON
 out/build/protoaccel_info
 
@@ -25,7 +27,7 @@ step "tests"
 
 step "build with ASan + UBSan"
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-configure_and_build out/asan -DCMAKE_BUILD_TYPE=Debug \
+configure_and_build "$ROOT" out/asan -DCMAKE_BUILD_TYPE=Debug \
   -DPROTOACCEL_REQUIRE_STOCK_ORACLE=ON -DPROTOACCEL_BUILD_BENCHMARKS=OFF \
   "-DCMAKE_CXX_FLAGS=$sanitize" "-DCMAKE_EXE_LINKER_FLAGS=$sanitize"
 
@@ -35,6 +37,9 @@ step "tests under ASan + UBSan"
 # UTF-8 tests do not show.
 (cd out/asan && GTEST_FILTER='-*AllFourByteSequences*:*AllStringsUpToFourBytes*' \
   ctest --output-on-failure)
+
+bash ci/build-protobuf.sh --tests stock accel
+bash ci/test-libprotobuf.sh
 
 echo
 echo "all tests passed"

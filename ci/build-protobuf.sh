@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Builds protobuf 3.21.12 from Debian's source (Debian's patches applied)
+# and installs it into out/<variant>:
+#   stock  the build fixes of patches/protobuf-3.21.12/stock.series only
+#   accel  the whole series: protoaccel compiled in
+# Both use the same flags, Debian's (dpkg-buildflags, no NDEBUG, like its
+# autotools build), so that out/accel/lib/libprotobuf.so.32 can replace the
+# system's libprotobuf.so.32.
+#
+# Usage: ci/build-protobuf.sh [--tests] VARIANT...
+#   --tests  also build upstream's unit tests and conformance runner
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+tests=OFF
+variants=()
+for arg in "$@"; do
+  case $arg in
+    --tests) tests=ON ;;
+    stock|accel) variants+=("$arg") ;;
+    *) die "usage: ci/build-protobuf.sh [--tests] stock|accel..." ;;
+  esac
+done
+[ ${#variants[@]} -gt 0 ] || die "usage: ci/build-protobuf.sh [--tests] stock|accel..."
+
+readonly PATCHES=$ROOT/patches/protobuf-3.21.12
+readonly DEBIAN_SOURCE=$ROOT/third_party/src/protobuf-3.21.12
+[ -f "$DEBIAN_SOURCE/src/google/protobuf/parse_context.h" ] ||
+  die "Debian's protobuf source is missing: run third_party/fetch.sh protobuf"
+
+# A copy of Debian's source with a variant's patches, remade when they change.
+prepare_source() {
+  local variant=$1 src=$ROOT/out/src/protobuf-$1 series
+  series=$PATCHES/series
+  [ "$variant" = stock ] && series=$PATCHES/stock.series
+  local stamp
+  stamp=$( (cat "$series"; sed "s|^|$PATCHES/|" "$series" | xargs cat) | sha256sum | cut -c1-16)
+  if [ -f "$src/.protoaccel-stamp" ] && [ "$(cat "$src/.protoaccel-stamp")" = "$stamp" ]; then
+    return
+  fi
+  echo "preparing $src"
+  rm -rf "$src"
+  mkdir -p "$ROOT/out/src"
+  cp -a "$DEBIAN_SOURCE" "$src"
+  local patch
+  while read -r patch; do
+    [ -n "$patch" ] || continue
+    patch -d "$src" -p1 --batch --forward --quiet <"$PATCHES/$patch" ||
+      die "$patch does not apply to Debian's protobuf source"
+  done <"$series"
+  echo "$stamp" >"$src/.protoaccel-stamp"
+}
+
+build() {
+  local variant=$1 src=$ROOT/out/src/protobuf-$1 dir=$ROOT/out/build-protobuf-$1
+  local extra=()
+  [ "$variant" = accel ] && extra+=("-Dprotobuf_PROTOACCEL_DIR=$ROOT")
+  mkdir -p "$dir"
+  # Debian's flags; -ffile-prefix-map and the like as dpkg-buildflags gives.
+  local cxxflags ldflags
+  cxxflags="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
+  ldflags=$(dpkg-buildflags --get LDFLAGS)
+  configure_and_build "$src" "$dir" -DCMAKE_BUILD_TYPE=None \
+    "-DCMAKE_CXX_FLAGS=$cxxflags" "-DCMAKE_SHARED_LINKER_FLAGS=$ldflags" \
+    "-DCMAKE_EXE_LINKER_FLAGS=$ldflags" -DCMAKE_CXX_STANDARD=17 \
+    -Dprotobuf_BUILD_SHARED_LIBS=ON -Dprotobuf_WITH_ZLIB=ON \
+    -Dprotobuf_BUILD_TESTS=$tests -Dprotobuf_BUILD_CONFORMANCE=$tests \
+    -Dprotobuf_USE_EXTERNAL_GTEST=ON \
+    "-DCMAKE_INSTALL_PREFIX=$ROOT/out/$variant" -DCMAKE_INSTALL_LIBDIR=lib \
+    "${extra[@]}"
+  ninja -C "$dir" install >"$dir.install.log" || die "install failed (see $dir.install.log)"
+}
+
+for variant in "${variants[@]}"; do
+  step "protobuf 3.21.12, $variant (tests: $tests)"
+  prepare_source "$variant"
+  build "$variant"
+done

@@ -1,0 +1,85 @@
+// Runs against the accelerated libprotobuf.so.32 (LD_LIBRARY_PATH), built
+// against Debian's headers like any user's program: a long packed field is
+// stored with one allocation, of exactly its size, on the heap and on an
+// arena.
+
+#include <google/protobuf/arena.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <new>
+#include <random>
+#include <string>
+
+#include "corpus3.pb.h"
+
+namespace {
+
+bool counting = false;
+long allocations = 0;
+
+}  // namespace
+
+// Every operator new of the process, libprotobuf's included, comes here.
+void* operator new(size_t size) {
+  if (counting) ++allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](size_t size) { return operator new(size); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+void operator delete[](void* p, size_t) noexcept { std::free(p); }
+
+namespace {
+
+using protoaccel::diff::Packed3;
+
+// A Packed3 holding only `u32`, N values below `bound` (0 for any).
+std::string Wire(int n, uint64_t bound) {
+  std::mt19937_64 rng(n);
+  Packed3 message;
+  for (int i = 0; i < n; ++i) {
+    const uint32_t v = static_cast<uint32_t>(rng());
+    message.add_u32(bound ? v % bound : v);
+  }
+  return message.SerializeAsString();
+}
+
+class DropInTest : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(DropInTest, OneHeapAllocation) {
+  const std::string wire = Wire(10000, GetParam());
+  Packed3 message;
+  allocations = 0;
+  counting = true;
+  const bool ok = message.ParseFromString(wire);
+  counting = false;
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(message.u32_size(), 10000);
+  EXPECT_EQ(message.u32().Capacity(), message.u32_size());
+  EXPECT_EQ(allocations, 1);
+}
+
+TEST_P(DropInTest, OneArenaAllocation) {
+  const std::string wire = Wire(10000, GetParam());
+  google::protobuf::Arena arena;
+  auto* message = google::protobuf::Arena::CreateMessage<Packed3>(&arena);
+  const uint64_t before = arena.SpaceUsed();
+  ASSERT_TRUE(message->ParseFromString(wire));
+  EXPECT_EQ(message->u32_size(), 10000);
+  EXPECT_EQ(message->u32().Capacity(), message->u32_size());
+  // One array: RepeatedField's header (the arena pointer) and the values.
+  // Every earlier array of a growing field would still count as used.
+  EXPECT_EQ(arena.SpaceUsed() - before,
+            sizeof(void*) + sizeof(uint32_t) * message->u32().Capacity());
+}
+
+INSTANTIATE_TEST_SUITE_P(Values, DropInTest,
+                         ::testing::Values(uint64_t{128}, uint64_t{0}),
+                         [](const ::testing::TestParamInfo<uint64_t>& info) {
+                           return info.param ? "Below128" : "Random";
+                         });
+
+}  // namespace
