@@ -11,5 +11,8 @@ set(PROTOACCEL_SOURCES
   ${PROTOACCEL_SOURCE_DIR}/dispatch/dispatch.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_count/scalar.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_decode/scalar.cc
+  ${PROTOACCEL_SOURCE_DIR}/varint_decode/sse4.cc
+  ${PROTOACCEL_SOURCE_DIR}/varint_decode/avx2.cc
+  ${PROTOACCEL_SOURCE_DIR}/varint_decode/avx512.cc
   ${PROTOACCEL_SOURCE_DIR}/utf8_validate/scalar.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_encode/scalar.cc)

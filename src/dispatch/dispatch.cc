@@ -23,7 +23,8 @@ constexpr const char* kFamilyNames[kFamilyCount] = {
 constexpr const VarintCountKernels* kVarintCountByIsa[kIsaCount] = {
     &kVarintCountScalar, nullptr, nullptr, nullptr};
 constexpr const VarintDecodeKernels* kVarintDecodeByIsa[kIsaCount] = {
-    &kVarintDecodeScalar, nullptr, nullptr, nullptr};
+    &kVarintDecodeScalar, &kVarintDecodeSse4, &kVarintDecodeAvx2,
+    &kVarintDecodeAvx512};
 constexpr const Utf8Kernels* kUtf8ByIsa[kIsaCount] = {&kUtf8Scalar, nullptr,
                                                       nullptr, nullptr};
 constexpr const VarintEncodeKernels* kVarintEncodeByIsa[kIsaCount] = {

@@ -59,6 +59,9 @@ struct VarintEncodeKernels {
 // dispatch.cc.
 extern const VarintCountKernels kVarintCountScalar;
 extern const VarintDecodeKernels kVarintDecodeScalar;
+extern const VarintDecodeKernels kVarintDecodeSse4;
+extern const VarintDecodeKernels kVarintDecodeAvx2;
+extern const VarintDecodeKernels kVarintDecodeAvx512;
 extern const Utf8Kernels kUtf8Scalar;
 extern const VarintEncodeKernels kVarintEncodeScalar;
 

@@ -10,6 +10,9 @@
 
 namespace protoaccel {
 namespace internal {
+// Internal linkage: every kernel file compiles these for its own instruction
+// set, and the linker must not pick one file's copy for another's.
+namespace {
 
 // Conversions of the 64-bit varint value, as protobuf 3.21's VarintParser<T>
 // and ZigZagDecode make them: 32-bit fields keep the low 32 bits (no error),
@@ -80,6 +83,7 @@ DecodeResult DecodeScalar(const char* p, const char* end, const char* limit,
   return {p, count, true};
 }
 
+}  // namespace
 }  // namespace internal
 }  // namespace protoaccel
 

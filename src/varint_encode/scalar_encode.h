@@ -9,6 +9,9 @@
 
 namespace protoaccel {
 namespace internal {
+// Internal linkage: every kernel file compiles these for its own instruction
+// set, and the linker must not pick one file's copy for another's.
+namespace {
 
 // Bytes of a varint: ceil(significant bits / 7), at least 1. (bits * 9 + 64)
 // / 64 computes it without a division (protobuf's VarintSize64 does the same).
@@ -53,6 +56,7 @@ char* EncodeScalar(const T* v, size_t n, char* out) {
   return out;
 }
 
+}  // namespace
 }  // namespace internal
 }  // namespace protoaccel
 
