@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "dispatch/kernels.h"
 #include "protoaccel/protoaccel.h"
 
 namespace protoaccel {
@@ -82,6 +83,21 @@ DecodeResult DecodeScalar(const char* p, const char* end, const char* limit,
   }
   return {p, count, true};
 }
+
+// The scalar kernel of each conversion, for SIMD kernels to call rather
+// than inline: its code, compiled on its own, is measurably faster there.
+template <typename Conversion>
+DecodeFn<typename Conversion::Out> ScalarKernel();
+template <>
+inline DecodeFn<uint32_t> ScalarKernel<Low32>() { return kVarintDecodeScalar.low32; }
+template <>
+inline DecodeFn<uint64_t> ScalarKernel<Full64>() { return kVarintDecodeScalar.full64; }
+template <>
+inline DecodeFn<int32_t> ScalarKernel<ZigZag32>() { return kVarintDecodeScalar.zigzag32; }
+template <>
+inline DecodeFn<int64_t> ScalarKernel<ZigZag64>() { return kVarintDecodeScalar.zigzag64; }
+template <>
+inline DecodeFn<bool> ScalarKernel<Boolean>() { return kVarintDecodeScalar.boolean; }
 
 }  // namespace
 }  // namespace internal

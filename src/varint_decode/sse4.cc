@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include <cstring>
+
 #include "dispatch/kernels.h"
 #include "varint_decode/block_decode.h"
 
