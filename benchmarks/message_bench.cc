@@ -5,29 +5,15 @@
 
 #include <benchmark/benchmark.h>
 
-#include <cstdlib>
-#include <new>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "allocation_counter.h"
 #include "corpus3.pb.h"
 
-namespace {
-bool counting = false;
-long allocations = 0;
-}  // namespace
-
-void* operator new(size_t size) {
-  if (counting) ++allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t size) { return operator new(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
+using allocation_counter::allocations;
+using allocation_counter::counting;
 
 namespace {
 
