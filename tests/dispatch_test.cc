@@ -60,7 +60,7 @@ TEST(DispatchTest, FeatureImplications) {
   if (isa >= Isa::kAvx2) EXPECT_TRUE(f.avx2 && f.bmi1 && f.lzcnt);
   if (isa >= Isa::kAvx512) {
     EXPECT_TRUE(f.avx512f && f.avx512bw && f.avx512vl && f.avx512cd &&
-                f.avx512vbmi && f.avx512vbmi2);
+                f.avx512vbmi && f.avx512vbmi2 && f.fast_pdep);
   }
   if (f.fast_pdep) EXPECT_TRUE(f.bmi2);
   if (std::strcmp(f.vendor, "AuthenticAMD") == 0 && f.family < 0x19) {

@@ -108,8 +108,8 @@ char* EncodeSInt64(const int64_t* v, size_t n, char* out);
 // Dispatch
 
 // Instruction-set levels, each a superset of the one before. kAvx512 means
-// the Ice Lake set (F, BW, VL, CD, VBMI, VBMI2), which leaves out the
-// Skylake-X parts that downclock.
+// the Ice Lake set (F, BW, VL, CD, VBMI, VBMI2) with fast PDEP/PEXT, which
+// leaves out the Skylake-X parts that downclock.
 enum class Isa : int { kScalar = 0, kSse4 = 1, kAvx2 = 2, kAvx512 = 3 };
 constexpr int kIsaCount = 4;
 
