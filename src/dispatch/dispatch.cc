@@ -21,7 +21,8 @@ constexpr const char* kFamilyNames[kFamilyCount] = {
 // The implementations of each family, indexed by level; nullptr where a level
 // has none of its own (it then uses the best one below it).
 constexpr const VarintCountKernels* kVarintCountByIsa[kIsaCount] = {
-    &kVarintCountScalar, nullptr, nullptr, nullptr};
+    &kVarintCountScalar, &kVarintCountSse4, &kVarintCountAvx2,
+    &kVarintCountAvx512};
 constexpr const VarintDecodeKernels* kVarintDecodeByIsa[kIsaCount] = {
     &kVarintDecodeScalar, &kVarintDecodeSse4, &kVarintDecodeAvx2,
     &kVarintDecodeAvx512};

@@ -58,6 +58,9 @@ struct VarintEncodeKernels {
 // family is a new file defining its table, declared here and listed in
 // dispatch.cc.
 extern const VarintCountKernels kVarintCountScalar;
+extern const VarintCountKernels kVarintCountSse4;
+extern const VarintCountKernels kVarintCountAvx2;
+extern const VarintCountKernels kVarintCountAvx512;
 extern const VarintDecodeKernels kVarintDecodeScalar;
 extern const VarintDecodeKernels kVarintDecodeSse4;
 extern const VarintDecodeKernels kVarintDecodeAvx2;

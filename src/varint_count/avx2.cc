@@ -1,0 +1,30 @@
+// Varint count with AVX2: a popcount of each 32-byte block's movemask.
+
+#include <immintrin.h>
+
+#include "dispatch/kernels.h"
+
+#pragma GCC target("avx2,popcnt")
+
+namespace protoaccel {
+namespace internal {
+namespace {
+
+size_t CountVarintsAvx2(const char* p, size_t n) {
+  size_t count = 0;
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m256i v =
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    count += 32 - __builtin_popcount(
+                      static_cast<uint32_t>(_mm256_movemask_epi8(v)));
+  }
+  return count + kVarintCountScalar.count(p + i, n - i);
+}
+
+}  // namespace
+
+const VarintCountKernels kVarintCountAvx2 = {CountVarintsAvx2};
+
+}  // namespace internal
+}  // namespace protoaccel

@@ -1,0 +1,29 @@
+// Varint count with SSE2 and POPCNT: a popcount of each 16-byte block's
+// movemask.
+
+#include <immintrin.h>
+
+#include "dispatch/kernels.h"
+
+#pragma GCC target("sse4.1,popcnt")
+
+namespace protoaccel {
+namespace internal {
+namespace {
+
+size_t CountVarintsSse4(const char* p, size_t n) {
+  size_t count = 0;
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    count += 16 - __builtin_popcount(static_cast<uint32_t>(_mm_movemask_epi8(v)));
+  }
+  return count + kVarintCountScalar.count(p + i, n - i);
+}
+
+}  // namespace
+
+const VarintCountKernels kVarintCountSse4 = {CountVarintsSse4};
+
+}  // namespace internal
+}  // namespace protoaccel
