@@ -36,12 +36,12 @@ readonly PROTOBUF_VERSION=3.21.12-3+deb12u1
 readonly PROTOBUF_DIRNAME=protobuf-3.21.12
 # Anchor packages as "suite:package".  Dependencies built from the same
 # source package (and present in the same suite) are added automatically,
-# e.g. libutf8-range-dev -> libutf8-validity-dev, libutf8-validity0.
+# e.g. libsimdutf-dev -> libsimdutf35 and libutf8-range-dev ->
+# libutf8-range0, libutf8-validity-dev, libutf8-validity0, so a new soname
+# in sid needs no change here.
 readonly ANCHOR_SPECS=(
   sid:libsimdutf-dev
-  sid:libsimdutf35
   experimental:libutf8-range-dev
-  experimental:libutf8-range0
 )
 readonly EXTRA_SUITES="sid experimental"
 readonly LISTS_MAX_AGE_MIN=1440   # private apt lists younger than a day are reused
