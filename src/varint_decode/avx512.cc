@@ -196,6 +196,42 @@ inline void StoreOneByteTail(__m512i bytes, int n,
   }
 }
 
+// Stores the first n (1..32) of 32 values in 16-bit lanes, converted.
+template <typename Conversion>
+inline void StoreShortValues(__m512i v, int n, typename Conversion::Out* out) {
+  const __m256i halves[2] = {_mm512_castsi512_si256(v),
+                             _mm512_extracti64x4_epi64(v, 1)};
+  for (int j = 0; j < 4 && 8 * j < n; ++j) {
+    const __m128i quarter = j % 2 ? _mm256_extracti128_si256(halves[j / 2], 1)
+                                  : _mm256_castsi256_si128(halves[j / 2]);
+    StoreGroup<Conversion>(_mm512_cvtepu16_epi64(quarter),
+                           n - 8 * j < 8 ? n - 8 * j : 8, out + 8 * j);
+  }
+}
+
+// 32-bit outputs widen 16 lanes at a time.
+inline void Store16(void* out, int n, __m512i v) {
+  if (n >= 16) {
+    _mm512_storeu_si512(out, v);
+  } else if (n > 0) {
+    _mm512_mask_storeu_epi32(out, static_cast<__mmask16>(LowBits(n)), v);
+  }
+}
+template <>
+inline void StoreShortValues<Low32>(__m512i v, int n, uint32_t* out) {
+  Store16(out, n, _mm512_cvtepu16_epi32(_mm512_castsi512_si256(v)));
+  Store16(out + 16, n - 16, _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(v, 1)));
+}
+template <>
+inline void StoreShortValues<ZigZag32>(__m512i v, int n, int32_t* out) {
+  // ZigZag in 16 bits equals ZigZag in 32 for values below 2^16.
+  const __m512i sign = _mm512_sub_epi16(
+      _mm512_setzero_si512(), _mm512_and_si512(v, _mm512_set1_epi16(1)));
+  const __m512i z = _mm512_xor_si512(_mm512_srli_epi16(v, 1), sign);
+  Store16(out, n, _mm512_cvtepi16_epi32(_mm512_castsi512_si256(z)));
+  Store16(out + 16, n - 16, _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(z, 1)));
+}
+
 // Varints of one or two bytes, 32 at a time, one per 16-bit slot: the
 // expand mask has a 1 for each first byte and, above it, a 1 if that byte
 // continues, so vpexpandb drops each varint's bytes into its slot; one
@@ -215,14 +251,7 @@ inline void DecodeShortValues(__m512i bytes, uint64_t starts,
     const __m512i v = _mm512_ternarylogic_epi64(
         _mm512_set1_epi16(0x007f), x, _mm512_srli_epi16(x, 1), 0xCA);
     const int n = values - done < 32 ? values - done : 32;
-    const __m256i halves[2] = {_mm512_castsi512_si256(v),
-                               _mm512_extracti64x4_epi64(v, 1)};
-    for (int j = 0; j < 4 && 8 * j < n; ++j) {
-      const __m128i quarter = j % 2 ? _mm256_extracti128_si256(halves[j / 2], 1)
-                                    : _mm256_castsi256_si128(halves[j / 2]);
-      StoreGroup<Conversion>(_mm512_cvtepu16_epi64(quarter),
-                             n - 8 * j < 8 ? n - 8 * j : 8, out + done + 8 * j);
-    }
+    StoreShortValues<Conversion>(v, n, out + done);
     // On to the bytes of the next 32 varints.
     const int consumed = 32 + __builtin_popcountll(pairs);
     if (n == 32 && consumed < 64) {
