@@ -12,8 +12,8 @@
 // vpexpandb spreads 32 of them at a time into 16-bit slots.
 //
 // Only bytes below `limit` are loaded (masked loads in the tail), and only
-// as many values as the block holds are stored (masked stores), so neither
-// side is touched out of bounds. A block that holds an 11-byte varint, or a
+// as many values as the block holds are stored (masked stores for partial
+// groups), so neither side is touched out of bounds. A block that holds an 11-byte varint, or a
 // varint that runs into `limit`, goes to the scalar decoder, whose errors
 // are protobuf's.
 
@@ -38,7 +38,6 @@ namespace {
 // kernels_bench on Zen 5: 16 one-byte values tie, 16 two-byte values (32
 // bytes) are 1.2x faster here.
 constexpr ptrdiff_t kMinBytes = 32;
-
 
 inline uint64_t LowBits(int n) {  // bits [0, n), n in [0, 64]
   return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
