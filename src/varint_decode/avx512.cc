@@ -81,6 +81,26 @@ inline __m512i High8(__m512i next) {
   return _mm512_or_si512(bit56, bit63);
 }
 
+// ZigZag decoding, (x >> 1) ^ -(x & 1), per lane.
+inline __m256i ZigZag32x8(__m256i x) {
+  return _mm256_xor_si256(
+      _mm256_srli_epi32(x, 1),
+      _mm256_sub_epi32(_mm256_setzero_si256(),
+                       _mm256_and_si256(x, _mm256_set1_epi32(1))));
+}
+inline __m512i ZigZag32x16(__m512i x) {
+  return _mm512_xor_si512(
+      _mm512_srli_epi32(x, 1),
+      _mm512_sub_epi32(_mm512_setzero_si512(),
+                       _mm512_and_si512(x, _mm512_set1_epi32(1))));
+}
+inline __m512i ZigZag64x8(__m512i x) {
+  return _mm512_xor_si512(
+      _mm512_srli_epi64(x, 1),
+      _mm512_sub_epi64(_mm512_setzero_si512(),
+                       _mm512_and_si512(x, _mm512_set1_epi64(1))));
+}
+
 // Stores the first n (1..8) lanes: a full group unmasked, since masked
 // stores measured slower on Zen 4/5.
 inline void Store8(void* out, int n, __m256i v) {
@@ -112,16 +132,11 @@ inline void StoreGroup<Full64>(__m512i v, int n, uint64_t* out) {
 }
 template <>
 inline void StoreGroup<ZigZag32>(__m512i v, int n, int32_t* out) {
-  const __m256i x = _mm512_cvtepi64_epi32(v);
-  const __m256i sign = _mm256_sub_epi32(
-      _mm256_setzero_si256(), _mm256_and_si256(x, _mm256_set1_epi32(1)));
-  Store8(out, n, _mm256_xor_si256(_mm256_srli_epi32(x, 1), sign));
+  Store8(out, n, ZigZag32x8(_mm512_cvtepi64_epi32(v)));
 }
 template <>
 inline void StoreGroup<ZigZag64>(__m512i v, int n, int64_t* out) {
-  const __m512i sign = _mm512_sub_epi64(
-      _mm512_setzero_si512(), _mm512_and_si512(v, _mm512_set1_epi64(1)));
-  Store8(out, n, _mm512_xor_si512(_mm512_srli_epi64(v, 1), sign));
+  Store8(out, n, ZigZag64x8(v));
 }
 template <>
 inline void StoreGroup<Boolean>(__m512i v, int n, bool* out) {
@@ -157,21 +172,15 @@ inline void StoreOneByteValues<Full64>(const char* p, __m512i, uint64_t* out) {
 template <>
 inline void StoreOneByteValues<ZigZag32>(const char* p, __m512i, int32_t* out) {
   for (int i = 0; i < 4; ++i) {
-    const __m512i x = _mm512_cvtepu8_epi32(Load16(p + 16 * i));
-    const __m512i sign = _mm512_sub_epi32(
-        _mm512_setzero_si512(), _mm512_and_si512(x, _mm512_set1_epi32(1)));
     _mm512_storeu_si512(out + 16 * i,
-                        _mm512_xor_si512(_mm512_srli_epi32(x, 1), sign));
+                        ZigZag32x16(_mm512_cvtepu8_epi32(Load16(p + 16 * i))));
   }
 }
 template <>
 inline void StoreOneByteValues<ZigZag64>(const char* p, __m512i, int64_t* out) {
   for (int i = 0; i < 8; ++i) {
-    const __m512i x = _mm512_cvtepu8_epi64(Load8(p + 8 * i));
-    const __m512i sign = _mm512_sub_epi64(
-        _mm512_setzero_si512(), _mm512_and_si512(x, _mm512_set1_epi64(1)));
     _mm512_storeu_si512(out + 8 * i,
-                        _mm512_xor_si512(_mm512_srli_epi64(x, 1), sign));
+                        ZigZag64x8(_mm512_cvtepu8_epi64(Load8(p + 8 * i))));
   }
 }
 template <>
