@@ -101,7 +101,7 @@ const CpuFeatures& DetectCpuFeatures() {
 Isa BestIsa(const CpuFeatures& f) {
   const bool sse4 = f.sse41 && f.ssse3 && f.popcnt;
   const bool avx2 = sse4 && f.avx2 && f.bmi1 && f.lzcnt;
-  // The AVX-512 kernels also use PDEP/PEXT, fast on every CPU with this set.
+  // Kernels at this level may use PDEP/PEXT, fast on every CPU with this set.
   const bool avx512 = avx2 && f.avx512f && f.avx512bw && f.avx512vl &&
                       f.avx512cd && f.avx512vbmi && f.avx512vbmi2 &&
                       f.fast_pdep;

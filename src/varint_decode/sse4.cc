@@ -1,13 +1,14 @@
-// Varint decode with SSE4.1: 16-byte blocks (see block_decode.h).
+// Varint decode with SSE4.1: 16-byte blocks for the one-byte path (see block_decode.h).
 
 #include <immintrin.h>
 
 #include <cstring>
 
 #include "dispatch/kernels.h"
-#include "varint_decode/block_decode.h"
 
 #pragma GCC target("sse4.1,ssse3,popcnt")
+
+#include "varint_decode/block_decode.h"  // after the target pragma: it has intrinsics
 
 namespace protoaccel {
 namespace internal {
@@ -23,6 +24,11 @@ struct Sse4Block {
 
   template <typename Conversion>
   static void StoreOneByteValues(const char* p, typename Conversion::Out* out);
+
+  static constexpr int kGroup = 2;
+  template <typename Conversion>
+  static void DecodeGroup(const char* const* starts,
+                          typename Conversion::Out* out);
 };
 
 __m128i Load(const char* p, int bytes) {
@@ -68,6 +74,75 @@ template <>
 void Sse4Block::StoreOneByteValues<Boolean>(const char* p, bool* out) {
   const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   Store(out, _mm_min_epu8(v, _mm_set1_epi8(1)));
+}
+
+
+// Two varints, one per 64-bit lane of x (their first 8 bytes; `next`, the
+// 8 after): their values. `ends` keeps each lane's terminator top bits.
+inline __m128i PackLanes(__m128i x, __m128i next, bool high_bits) {
+  const __m128i top = _mm_set1_epi8(static_cast<char>(0x80));
+  // ends ^ (ends - 1) keeps each lane up to and including its first
+  // terminator's top bit; with no terminator in the lane, all of it.
+  const __m128i ends = _mm_andnot_si128(x, top);
+  const __m128i keep =
+      _mm_xor_si128(ends, _mm_sub_epi64(ends, _mm_set1_epi64x(1)));
+  __m128i v = _mm_and_si128(_mm_andnot_si128(top, keep), x);
+  // Pack 7-bit groups: pairs into 14 bits (b0 + 128 b1, the unsigned
+  // operand first), pairs of those into 28, then into 56.
+  v = _mm_maddubs_epi16(_mm_set1_epi16(static_cast<int16_t>(0x8001)), v);
+  v = _mm_madd_epi16(v, _mm_set1_epi32(0x40000001));
+  v = _mm_or_si128(_mm_blend_epi16(v, _mm_setzero_si128(), 0xcc),
+                   _mm_slli_epi64(_mm_srli_epi64(v, 32), 28));
+  if (high_bits) {
+    // Lanes with no terminator in their first 8 bytes have 9 or 10: the
+    // 9th byte's 7 bits, and bit 0 of the 10th if the 9th continues.
+    const __m128i is_long = _mm_cmpeq_epi64(ends, _mm_setzero_si128());
+    const __m128i bits56 =
+        _mm_slli_epi64(_mm_and_si128(next, _mm_set1_epi64x(0x7f)), 56);
+    const __m128i bit63 = _mm_slli_epi64(
+        _mm_and_si128(_mm_srli_epi64(next, 7), _mm_srli_epi64(next, 8)), 63);
+    v = _mm_or_si128(v, _mm_and_si128(is_long, _mm_or_si128(bits56, bit63)));
+  }
+  return v;
+}
+
+// Stores two values from 64-bit lanes, converted.
+template <typename Conversion>
+void StoreLanes(__m128i v, typename Conversion::Out* out);
+template <>
+void StoreLanes<Low32>(__m128i v, uint32_t* out) {
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_shuffle_epi32(v, 0x08));
+}
+template <>
+void StoreLanes<ZigZag32>(__m128i v, int32_t* out) {
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(out),
+                   ZigZag32x4(_mm_shuffle_epi32(v, 0x08)));
+}
+template <>
+void StoreLanes<Full64>(__m128i v, uint64_t* out) {
+  Store(out, v);
+}
+template <>
+void StoreLanes<ZigZag64>(__m128i v, int64_t* out) {
+  Store(out, ZigZag64x2(v));
+}
+template <>
+void StoreLanes<Boolean>(__m128i v, bool* out) {
+  const int zero = _mm_movemask_pd(
+      _mm_castsi128_pd(_mm_cmpeq_epi64(v, _mm_setzero_si128())));
+  out[0] = (zero & 1) == 0;
+  out[1] = (zero & 2) == 0;
+}
+
+template <typename Conversion>
+void Sse4Block::DecodeGroup(const char* const* starts,
+                            typename Conversion::Out* out) {
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(starts[0]));
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(starts[1]));
+  StoreLanes<Conversion>(PackLanes(_mm_unpacklo_epi64(a, b),
+                                   _mm_unpackhi_epi64(a, b),
+                                   kNeedsHighBits<Conversion>),
+                         out);
 }
 
 }  // namespace
