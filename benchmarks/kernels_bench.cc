@@ -125,7 +125,7 @@ void EncodeValues(benchmark::State& state, internal::EncodeFn<T> encode,
 }
 
 void RegisterAll() {
-  const std::vector<int64_t> kCounts = {4, 16, 32, 64, 256, 4096, 65536};
+  const std::vector<int64_t> kCounts = {4, 16, 32, 64, 256, 4096, 65536, 1 << 20};
   const std::vector<int64_t> kLengths = {8, 16, 32, 64, 128, 1024, 65536};
   for (int i = 0; i <= static_cast<int>(DetectedIsa()); ++i) {
     const Isa isa = static_cast<Isa>(i);

@@ -42,7 +42,7 @@ namespace {
 // (constants, compress, permutes) costs more than it saves. Measured with
 // kernels_bench on Zen 5: 16 one-byte values tie, 16 two-byte values (32
 // bytes) are 1.2x faster here.
-constexpr ptrdiff_t kMinBytes = 32;
+constexpr ptrdiff_t kMinBytes = 16;
 
 inline uint64_t LowBits(int n) {  // bits [0, n), n in [0, 64]
   return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
@@ -346,7 +346,7 @@ inline bool NoneTooLong(uint64_t ends, int pending) {
 template <typename Conversion>
 DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
                           typename Conversion::Out* out) {
-  if (end - p < kMinBytes) return DecodeScalar<Conversion>(p, end, limit, out);
+  if (end - p < kMinBytes) return ScalarKernel<Conversion>()(p, end, limit, out);
   // Blocks are read at fixed 64-byte steps, whatever the varints' lengths:
   // only `pending`, the bytes of an unfinished varint carried from one
   // block to the next, depends on the data, and it is computed from the
@@ -412,7 +412,7 @@ DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
   }
   // Whatever the blocks could not take, errors included.
   const DecodeResult tail =
-      DecodeScalar<Conversion>(p, end, limit, out + count);
+      ScalarKernel<Conversion>()(p, end, limit, out + count);
   return {tail.ptr, count + tail.count, tail.ok};
 }
 

@@ -100,6 +100,52 @@ inline void StoreShort8<Boolean>(__m128i v, bool* out) {
                    _mm_min_epu8(bytes, _mm_set1_epi8(1)));
 }
 
+inline __m128i LoadLow(const char* p, int bytes) {
+  int64_t x = 0;
+  std::memcpy(&x, p, bytes);
+  return _mm_cvtsi64_si128(x);
+}
+inline __m128i ZigZag32x4(__m128i x) {
+  return _mm_xor_si128(_mm_srli_epi32(x, 1),
+                       _mm_sub_epi32(_mm_setzero_si128(),
+                                     _mm_and_si128(x, _mm_set1_epi32(1))));
+}
+inline __m128i ZigZag64x2(__m128i x) {
+  return _mm_xor_si128(_mm_srli_epi64(x, 1),
+                       _mm_sub_epi64(_mm_setzero_si128(),
+                                     _mm_and_si128(x, _mm_set1_epi64x(1))));
+}
+
+// 16 one-byte varints at p, widened.
+template <typename Conversion>
+inline void StoreOneByte16(const char* p, typename Conversion::Out* out);
+template <>
+inline void StoreOneByte16<Low32>(const char* p, uint32_t* out) {
+  for (int i = 0; i < 4; ++i) Store128(out + 4 * i, _mm_cvtepu8_epi32(LoadLow(p + 4 * i, 4)));
+}
+template <>
+inline void StoreOneByte16<ZigZag32>(const char* p, int32_t* out) {
+  for (int i = 0; i < 4; ++i) {
+    Store128(out + 4 * i, ZigZag32x4(_mm_cvtepu8_epi32(LoadLow(p + 4 * i, 4))));
+  }
+}
+template <>
+inline void StoreOneByte16<Full64>(const char* p, uint64_t* out) {
+  for (int i = 0; i < 8; ++i) Store128(out + 2 * i, _mm_cvtepu8_epi64(LoadLow(p + 2 * i, 2)));
+}
+template <>
+inline void StoreOneByte16<ZigZag64>(const char* p, int64_t* out) {
+  for (int i = 0; i < 8; ++i) {
+    Store128(out + 2 * i, ZigZag64x2(_mm_cvtepu8_epi64(LoadLow(p + 2 * i, 2))));
+  }
+}
+template <>
+inline void StoreOneByte16<Boolean>(const char* p, bool* out) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  Store128(out, _mm_min_epu8(v, _mm_set1_epi8(1)));
+}
+
+
 // 16 bytes of one- and two-byte varints: stores the values that end in
 // `bytes` (bit i of `ends` for byte i); `before` holds the byte before each.
 // Returns how many.
@@ -221,15 +267,15 @@ DecodeResult DecodeBlocks(const char* p, const char* end, const char* limit,
   // block at a time, since they are common and the widening is exact; the
   // others one varint at a time.
   if (pending == 0) {
-    constexpr uint32_t kAll = Block::kSize == 32 ? ~0u : (1u << Block::kSize) - 1;
-    for (; end - q >= Block::kSize && Block::Terminators(q) == kAll;
-         q += Block::kSize) {
-      Block::template StoreOneByteValues<Conversion>(q, out + count);
-      count += Block::kSize;
+    for (; end - q >= 16 && _mm_movemask_epi8(_mm_loadu_si128(
+                                reinterpret_cast<const __m128i*>(q))) == 0;
+         q += 16) {
+      StoreOneByte16<Conversion>(q, out + count);
+      count += 16;
     }
   }
   const DecodeResult tail =
-      DecodeScalar<Conversion>(q - pending, end, limit, out + count);
+      ScalarKernel<Conversion>()(q - pending, end, limit, out + count);
   return {tail.ptr, count + tail.count, tail.ok};
 }
 

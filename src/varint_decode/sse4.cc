@@ -31,51 +31,10 @@ struct Sse4Block {
                           typename Conversion::Out* out);
 };
 
-__m128i Load(const char* p, int bytes) {
-  int64_t x = 0;
-  std::memcpy(&x, p, bytes);
-  return _mm_cvtsi64_si128(x);
+template <typename Conversion>
+void Sse4Block::StoreOneByteValues(const char* p, typename Conversion::Out* out) {
+  StoreOneByte16<Conversion>(p, out);
 }
-void Store(void* out, __m128i v) {
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
-}
-__m128i ZigZag32x4(__m128i x) {
-  return _mm_xor_si128(_mm_srli_epi32(x, 1),
-                       _mm_sub_epi32(_mm_setzero_si128(),
-                                     _mm_and_si128(x, _mm_set1_epi32(1))));
-}
-__m128i ZigZag64x2(__m128i x) {
-  return _mm_xor_si128(_mm_srli_epi64(x, 1),
-                       _mm_sub_epi64(_mm_setzero_si128(),
-                                     _mm_and_si128(x, _mm_set1_epi64x(1))));
-}
-
-template <>
-void Sse4Block::StoreOneByteValues<Low32>(const char* p, uint32_t* out) {
-  for (int i = 0; i < 4; ++i) Store(out + 4 * i, _mm_cvtepu8_epi32(Load(p + 4 * i, 4)));
-}
-template <>
-void Sse4Block::StoreOneByteValues<ZigZag32>(const char* p, int32_t* out) {
-  for (int i = 0; i < 4; ++i) {
-    Store(out + 4 * i, ZigZag32x4(_mm_cvtepu8_epi32(Load(p + 4 * i, 4))));
-  }
-}
-template <>
-void Sse4Block::StoreOneByteValues<Full64>(const char* p, uint64_t* out) {
-  for (int i = 0; i < 8; ++i) Store(out + 2 * i, _mm_cvtepu8_epi64(Load(p + 2 * i, 2)));
-}
-template <>
-void Sse4Block::StoreOneByteValues<ZigZag64>(const char* p, int64_t* out) {
-  for (int i = 0; i < 8; ++i) {
-    Store(out + 2 * i, ZigZag64x2(_mm_cvtepu8_epi64(Load(p + 2 * i, 2))));
-  }
-}
-template <>
-void Sse4Block::StoreOneByteValues<Boolean>(const char* p, bool* out) {
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  Store(out, _mm_min_epu8(v, _mm_set1_epi8(1)));
-}
-
 
 // Two varints, one per 64-bit lane of x (their first 8 bytes; `next`, the
 // 8 after): their values. `ends` keeps each lane's terminator top bits.
@@ -120,11 +79,11 @@ void StoreLanes<ZigZag32>(__m128i v, int32_t* out) {
 }
 template <>
 void StoreLanes<Full64>(__m128i v, uint64_t* out) {
-  Store(out, v);
+  Store128(out, v);
 }
 template <>
 void StoreLanes<ZigZag64>(__m128i v, int64_t* out) {
-  Store(out, ZigZag64x2(v));
+  Store128(out, ZigZag64x2(v));
 }
 template <>
 void StoreLanes<Boolean>(__m128i v, bool* out) {
