@@ -1,16 +1,33 @@
 // Kernel microbenchmarks: every family, on every level this CPU runs, by
 // value width and size. items_per_second counts values (decode, encode) or
 // bytes (count, UTF-8).
+//
+// The UTF-8 validators run next to anchors, when the build found them (see
+// CMakeLists.txt): utf8/<kind>/simdutf/<length> (simdutf::validate_utf8),
+// utf8/<kind>/utf8_range/<length> (utf8_range_IsValid), from
+// third_party/fetch.sh anchors, and utf8/<kind>/stock/<length> (the system
+// libprotobuf's IsStructurallyValidUTF8).
 
 #include <benchmark/benchmark.h>
 
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dispatch/kernels.h"
 #include "protoaccel/protoaccel.h"
+
+#ifdef PROTOACCEL_BENCH_SIMDUTF
+#include <simdutf.h>
+#endif
+#ifdef PROTOACCEL_BENCH_UTF8_RANGE
+#include <utf8_range.h>
+#endif
+#ifdef PROTOACCEL_BENCH_STOCK
+#include <google/protobuf/stubs/common.h>
+#endif
 
 namespace protoaccel {
 namespace {
@@ -100,6 +117,29 @@ void Utf8(benchmark::State& state, bool (*validate)(const char*, size_t),
   state.SetItemsProcessed(state.iterations() * text.size());
 }
 
+// The other validators, as (name, function) pairs.
+std::vector<std::pair<std::string, bool (*)(const char*, size_t)>>
+Utf8Anchors() {
+  std::vector<std::pair<std::string, bool (*)(const char*, size_t)>> anchors;
+#ifdef PROTOACCEL_BENCH_SIMDUTF
+  anchors.emplace_back("simdutf", [](const char* p, size_t n) {
+    return simdutf::validate_utf8(p, n);
+  });
+#endif
+#ifdef PROTOACCEL_BENCH_UTF8_RANGE
+  anchors.emplace_back("utf8_range", [](const char* p, size_t n) {
+    return utf8_range_IsValid(p, n);
+  });
+#endif
+#ifdef PROTOACCEL_BENCH_STOCK
+  anchors.emplace_back("stock", [](const char* p, size_t n) {
+    return google::protobuf::internal::IsStructurallyValidUTF8(
+        p, static_cast<int>(n));
+  });
+#endif
+  return anchors;
+}
+
 void Size(benchmark::State& state, internal::SizeFn<uint64_t> size,
           std::string shape) {
   const std::vector<uint64_t> values =
@@ -171,6 +211,16 @@ void RegisterAll() {
                                  EncodeValues<uint64_t>,
                                  k.varint_encode.encode_uint64, "u64")
         ->ArgsProduct({kCounts});
+  }
+  // The anchors are called through a function pointer too, as the kernels
+  // are through their table (to a wrapper that calls them).
+  for (const auto& anchor : Utf8Anchors()) {
+    for (const char* kind : {"ascii", "2byte", "mixed"}) {
+      benchmark::RegisterBenchmark(
+          ("utf8/" + std::string(kind) + "/" + anchor.first).c_str(), Utf8,
+          anchor.second, kind)
+          ->ArgsProduct({kLengths});
+    }
   }
 }
 

@@ -26,8 +26,8 @@ constexpr const VarintCountKernels* kVarintCountByIsa[kIsaCount] = {
 constexpr const VarintDecodeKernels* kVarintDecodeByIsa[kIsaCount] = {
     &kVarintDecodeScalar, &kVarintDecodeSse4, &kVarintDecodeAvx2,
     &kVarintDecodeAvx512};
-constexpr const Utf8Kernels* kUtf8ByIsa[kIsaCount] = {&kUtf8Scalar, nullptr,
-                                                      nullptr, nullptr};
+constexpr const Utf8Kernels* kUtf8ByIsa[kIsaCount] = {
+    &kUtf8Scalar, &kUtf8Sse4, &kUtf8Avx2, &kUtf8Avx512};
 constexpr const VarintEncodeKernels* kVarintEncodeByIsa[kIsaCount] = {
     &kVarintEncodeScalar, nullptr, nullptr, nullptr};
 

@@ -66,6 +66,9 @@ extern const VarintDecodeKernels kVarintDecodeSse4;
 extern const VarintDecodeKernels kVarintDecodeAvx2;
 extern const VarintDecodeKernels kVarintDecodeAvx512;
 extern const Utf8Kernels kUtf8Scalar;
+extern const Utf8Kernels kUtf8Sse4;
+extern const Utf8Kernels kUtf8Avx2;
+extern const Utf8Kernels kUtf8Avx512;
 extern const VarintEncodeKernels kVarintEncodeScalar;
 
 // The best kernel of each family at or below one level.

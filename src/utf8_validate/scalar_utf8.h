@@ -1,0 +1,86 @@
+// One character at a time: the scalar validator, and where every SIMD one
+// hands over (short inputs, and the block where it found an error).
+
+#ifndef PROTOACCEL_UTF8_VALIDATE_SCALAR_UTF8_H_
+#define PROTOACCEL_UTF8_VALIDATE_SCALAR_UTF8_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace protoaccel {
+namespace internal {
+// Internal linkage: every kernel file compiles these for its own instruction
+// set, and the linker must not pick one file's copy for another's.
+namespace {
+
+// The length of the longest prefix of whole, valid characters. Each lead
+// byte admits a range for its first continuation byte (the RFC 3629 table):
+// that range is what rules out overlong forms (E0, F0), surrogates (ED) and
+// code points above U+10FFFF (F4); C0, C1 and F5..FF lead nothing.
+inline size_t ValidPrefixScalar(const char* p, size_t n) {
+  const auto* s = reinterpret_cast<const uint8_t*>(p);
+  size_t i = 0;
+  while (i < n) {
+    // Text is mostly ASCII: skip it a word at a time.
+    while (i + 8 <= n) {
+      uint64_t word;
+      std::memcpy(&word, s + i, 8);
+      if (word & 0x8080808080808080) break;
+      i += 8;
+    }
+    if (i == n) break;
+    const uint8_t lead = s[i];
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t length;
+    uint8_t low = 0x80, high = 0xbf;  // range of the first continuation byte
+    if (lead >= 0xc2 && lead <= 0xdf) {
+      length = 2;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+      length = 3;
+      if (lead == 0xe0) low = 0xa0;
+      if (lead == 0xed) high = 0x9f;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      length = 4;
+      if (lead == 0xf0) low = 0x90;
+      if (lead == 0xf4) high = 0x8f;
+    } else {
+      return i;
+    }
+    if (n - i < length) return i;
+    if (s[i + 1] < low || s[i + 1] > high) return i;
+    for (size_t k = 2; k < length; ++k) {
+      if ((s[i + k] & 0xc0) != 0x80) return i;
+    }
+    i += length;
+  }
+  return i;
+}
+
+// The valid prefix of [p, p + n), given that a SIMD validator found no error
+// before the block that starts at `block`: the bytes before it are whole,
+// valid characters, but for the last one, which may run into the block (or
+// be cut off there). That one starts at most three bytes back, at the last
+// byte that is not a continuation byte (10xxxxxx); three continuation bytes
+// in a row end a four-byte character, so then the block starts one. The
+// scalar validator goes on from there, and stops within the block or just
+// after it, where the error is.
+inline size_t ValidPrefixFromBlock(const char* p, size_t n, size_t block) {
+  size_t start = block;
+  for (size_t k = 1; k <= 3 && k <= block; ++k) {
+    if ((static_cast<uint8_t>(p[block - k]) & 0xc0) != 0x80) {
+      start = block - k;
+      break;
+    }
+  }
+  return start + ValidPrefixScalar(p + start, n - start);
+}
+
+}  // namespace
+}  // namespace internal
+}  // namespace protoaccel
+
+#endif  // PROTOACCEL_UTF8_VALIDATE_SCALAR_UTF8_H_
