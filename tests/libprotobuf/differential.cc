@@ -198,12 +198,42 @@ uint64_t Fnv1a(const std::string& s) {
   return h;
 }
 
+std::string Hex(uint64_t h) {
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+// The hash of the parsed message's serialization, then a mark for each
+// other way of serializing it that disagrees: ByteSizeLong, an exact array,
+// and streams cut into small chunks (each chunk's end is a buffer boundary
+// of EpsCopyOutputStream).
 std::string Outcome(bool ok, const pb::Message& message) {
   if (!ok) return "x";
-  char hash[17];
-  std::snprintf(hash, sizeof(hash), "%016llx",
-                static_cast<unsigned long long>(Fnv1a(message.SerializeAsString())));
-  return hash;
+  const std::string flat = message.SerializeAsString();
+  std::string outcome = Hex(Fnv1a(flat));
+  if (message.ByteSizeLong() != flat.size()) {
+    outcome += "/size" + std::to_string(message.ByteSizeLong());
+  }
+  std::string array(flat.size(), '\0');
+  if (!message.SerializeToArray(&array[0], static_cast<int>(array.size())) ||
+      array != flat) {
+    outcome += "/array" + Hex(Fnv1a(array));
+  }
+  for (int chunk : {1, 7, 64}) {
+    std::string chunked(flat.size() + 1, '\0');
+    pb::io::ArrayOutputStream stream(&chunked[0], static_cast<int>(chunked.size()),
+                                     chunk);
+    if (!message.SerializeToZeroCopyStream(&stream)) {
+      outcome += "/stream" + std::to_string(chunk) + "failed";
+      continue;
+    }
+    chunked.resize(static_cast<size_t>(stream.ByteCount()));
+    if (chunked != flat) {
+      outcome += "/stream" + std::to_string(chunk) + "=" + Hex(Fnv1a(chunked));
+    }
+  }
+  return outcome;
 }
 
 // Flat (0), then through streams cut into chunks of these sizes.
