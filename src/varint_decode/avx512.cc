@@ -33,16 +33,19 @@
 // gcc 12's AVX-512 headers start some intrinsics from an "undefined" vector
 // and then warn about it.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 
 namespace protoaccel {
 namespace internal {
 namespace {
 
-// Below this many bytes the scalar kernel runs instead: the block setup
-// (constants, compress, permutes) costs more than it saves. Measured with
-// kernels_bench on Zen 5: 16 one-byte values tie, 16 two-byte values (32
-// bytes) are 1.2x faster here.
+// Below kMinBytes the scalar kernel runs; below kMinMixedBytes it runs
+// unless every byte is a one-byte varint: the block setup (constants,
+// compress, permutes) costs more than it saves. Measured with message_bench
+// on Zen 5: 4 random uint32 (20 bytes) parse 7% slower through the block
+// path, 16 one-byte values 1.1x faster.
 constexpr ptrdiff_t kMinBytes = 16;
+constexpr ptrdiff_t kMinMixedBytes = 32;
 
 inline uint64_t LowBits(int n) {  // bits [0, n), n in [0, 64]
   return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
@@ -278,6 +281,21 @@ inline void DecodeShortHalf(__m256i bytes, __m256i before, uint32_t ends,
                                __builtin_popcount(ends), out);
 }
 
+// A block whose varints all have one or two bytes (the first may have
+// begun in prev): both halves.
+template <typename Conversion>
+inline void DecodeShortBlock(__m512i prev, __m512i cur, uint64_t ends,
+                             typename Conversion::Out* out) {
+  const __m512i before = _mm512_permutex2var_epi8(cur, ShiftUpIndex(), prev);
+  DecodeShortHalf<Conversion>(_mm512_castsi512_si256(cur),
+                              _mm512_castsi512_si256(before),
+                              static_cast<uint32_t>(ends), out);
+  DecodeShortHalf<Conversion>(
+      _mm512_extracti64x4_epi64(cur, 1), _mm512_extracti64x4_epi64(before, 1),
+      static_cast<uint32_t>(ends >> 32),
+      out + __builtin_popcount(static_cast<uint32_t>(ends)));
+}
+
 // Decodes the varints that end at the set bits of `ends` (a mask over cur),
 // the first of which began `pending` (0..9) bytes before cur, in prev.
 // Positions index the 128 bytes of prev and cur together, so a varint that
@@ -346,7 +364,11 @@ inline bool NoneTooLong(uint64_t ends, int pending) {
 template <typename Conversion>
 DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
                           typename Conversion::Out* out) {
-  if (end - p < kMinBytes) return ScalarKernel<Conversion>()(p, end, limit, out);
+  if (end - p < kMinBytes ||
+      (end - p < kMinMixedBytes && _mm_movemask_epi8(Load16(p)) != 0)) {
+    return ScalarKernel<Conversion>()(p, end, limit, out);
+  }
+  const char* const begin = p;
   // Blocks are read at fixed 64-byte steps, whatever the varints' lengths:
   // only `pending`, the bytes of an unfinished varint carried from one
   // block to the next, depends on the data, and it is computed from the
@@ -368,14 +390,7 @@ DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
       if (pending <= 1 &&
           (continues & ((continues << 1) | static_cast<uint64_t>(pending))) == 0) {
         // Every varint has one or two bytes.
-        const __m512i before = _mm512_permutex2var_epi8(cur, ShiftUpIndex(), prev);
-        DecodeShortHalf<Conversion>(_mm512_castsi512_si256(cur),
-                                    _mm512_castsi512_si256(before),
-                                    static_cast<uint32_t>(ends), out + count);
-        DecodeShortHalf<Conversion>(
-            _mm512_extracti64x4_epi64(cur, 1), _mm512_extracti64x4_epi64(before, 1),
-            static_cast<uint32_t>(ends >> 32),
-            out + count + __builtin_popcount(static_cast<uint32_t>(ends)));
+        DecodeShortBlock<Conversion>(prev, cur, ends, out + count);
       } else {
         DecodeEnds<Conversion>(prev, cur, ends, pending, out + count);
       }
@@ -400,9 +415,15 @@ DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
       const uint64_t after = terminators & ~LowBits(static_cast<int>(e));
       ends |= after & (0 - after);
     }
-    if (ends != 0 && NoneTooLong(ends, pending)) {
-      if (pending == 0 && ends == LowBits(static_cast<int>(e))) {
+    const bool one_byte_run = pending == 0 && ends == LowBits(static_cast<int>(e));
+    if (ends != 0 && NoneTooLong(ends, pending) &&
+        (one_byte_run || end - begin >= kMinMixedBytes)) {
+      const uint64_t continues = ~ends & LowBits(64 - __builtin_clzll(ends));
+      if (one_byte_run) {
         StoreOneByteTail<Conversion>(cur, static_cast<int>(e), out + count);
+      } else if (pending <= 1 &&
+                 (continues & ((continues << 1) | static_cast<uint64_t>(pending))) == 0) {
+        DecodeShortBlock<Conversion>(prev, cur, ends, out + count);
       } else {
         DecodeEnds<Conversion>(prev, cur, ends, pending, out + count);
       }
