@@ -44,10 +44,17 @@ namespace {
 
 constexpr size_t kBlock = 32;
 
-// Below this many values the scalar kernels run instead. Measured with
-// kernels_bench on Zen 5 (see ENCODE_CROSSOVER below).
-constexpr size_t kMinEncode = 8;
-constexpr size_t kMinSize = 8;
+// Below these many values the scalar kernels run instead: kernels_bench on
+// Zen 5, ns for N values, scalar / this (median of 3):
+//   encode_uint32/2B  N=4: 2.4 / 4.7   N=8:  4.5 / 4.2
+//   encode_uint32/u32 N=4: 5.2 / 5.9   N=8: 10.5 / 5.7
+//   encode_uint64/u64 N=1: 2.9 / 7.8   N=4:  9.8 / 8.1
+//   size_uint32/1B    N=1: 1.4 / 2.4   N=4:  2.7 / 2.4
+// (masked loads and stores carry the short blocks; they cost more than the
+// scalar loop's few iterations).
+constexpr size_t kMinEncode32 = 8;
+constexpr size_t kMinEncode64 = 4;
+constexpr size_t kMinSize = 4;
 
 inline uint64_t LowBits(unsigned n) {  // bits [0, n), n in [0, 64]
   return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
@@ -84,24 +91,10 @@ inline __m512i ZigZag64(__m512i x) {
 
 // Sums the lengths of 16 (32-bit) or 8 (64-bit) values a vector; the sums
 // stay in 32- or 64-bit lanes (a lane gains at most 10 per step).
-template <typename T, bool kZigZag, bool kSigned32>
-size_t SizeAvx512(const T* v, size_t n) {
-  if (n < kMinSize) {
-    size_t size = 0;
-    for (size_t i = 0; i < n; ++i) {
-      uint64_t w;
-      if (sizeof(T) == 4) {
-        const int32_t x = static_cast<int32_t>(v[i]);
-        w = kZigZag ? WireValueSInt32(x)
-                    : kSigned32 ? WireValueInt32(x) : static_cast<uint32_t>(x);
-      } else {
-        w = kZigZag ? WireValueSInt64(static_cast<int64_t>(v[i]))
-                    : static_cast<uint64_t>(v[i]);
-      }
-      size += VarintSize(w);
-    }
-    return size;
-  }
+template <Kind kKind, typename T>
+__attribute__((noinline)) size_t SizeLoop(const T* v, size_t n) {
+  constexpr bool kZigZag = kKind == Kind::kSInt32 || kKind == Kind::kSInt64;
+  constexpr bool kSigned32 = kKind == Kind::kInt32;
   const __m512i one = _mm512_set1_epi32(1);
   if constexpr (sizeof(T) == 4) {
     const __m512i table = LoadTable(kSigned32 ? kLengthsI32 : kLengthsU32);
@@ -309,8 +302,6 @@ inline char* EncodeBlock64(const __m512i (&w)[4], size_t c, size_t rest,
   return out;
 }
 
-enum class Kind { kUInt32, kInt32, kSInt32, kUInt64, kSInt64 };
-
 // The 32-bit kinds' block: up to kBlock values, c valid, `rest` from the
 // first to the end of the array.
 template <Kind kKind, bool kFull, typename T>
@@ -392,9 +383,8 @@ inline char* EncodeBlock(const T* v, size_t c, size_t rest, char* out) {
   }
 }
 
-template <Kind kKind, typename T, uint64_t (*Wire)(T)>
-char* EncodeAvx512(const T* v, size_t n, char* out) {
-  if (n < kMinEncode) return EncodeScalar<T, Wire>(v, n, out);
+template <Kind kKind, typename T>
+__attribute__((noinline)) char* EncodeLoop(const T* v, size_t n, char* out) {
   size_t i = 0;
   for (; i + kBlock <= n; i += kBlock) {
     out = EncodeBlock<kKind, T, true>(v + i, kBlock, n - i, out);
@@ -403,19 +393,35 @@ char* EncodeAvx512(const T* v, size_t n, char* out) {
   return out;
 }
 
+// Short arrays to the scalar kernel, the rest to the loops above (out of
+// line, so that short arrays pay for none of their frames).
+template <Kind kKind, typename T>
+size_t SizeAvx512(const T* v, size_t n) {
+  if (n < kMinSize) return Entry<kKind>::Size(kVarintEncodeScalar)(v, n);
+  return SizeLoop<kKind>(v, n);
+}
+
+template <Kind kKind, typename T>
+char* EncodeAvx512(const T* v, size_t n, char* out) {
+  if (n < (sizeof(T) == 4 ? kMinEncode32 : kMinEncode64)) {
+    return Entry<kKind>::Encode(kVarintEncodeScalar)(v, n, out);
+  }
+  return EncodeLoop<kKind>(v, n, out);
+}
+
 }  // namespace
 
 const VarintEncodeKernels kVarintEncodeAvx512 = {
-    SizeAvx512<uint32_t, false, false>,
-    SizeAvx512<int32_t, false, true>,
-    SizeAvx512<int32_t, true, false>,
-    SizeAvx512<uint64_t, false, false>,
-    SizeAvx512<int64_t, true, false>,
-    EncodeAvx512<Kind::kUInt32, uint32_t, WireValueUInt32>,
-    EncodeAvx512<Kind::kInt32, int32_t, WireValueInt32>,
-    EncodeAvx512<Kind::kSInt32, int32_t, WireValueSInt32>,
-    EncodeAvx512<Kind::kUInt64, uint64_t, WireValueUInt64>,
-    EncodeAvx512<Kind::kSInt64, int64_t, WireValueSInt64>,
+    SizeAvx512<Kind::kUInt32, uint32_t>,
+    SizeAvx512<Kind::kInt32, int32_t>,
+    SizeAvx512<Kind::kSInt32, int32_t>,
+    SizeAvx512<Kind::kUInt64, uint64_t>,
+    SizeAvx512<Kind::kSInt64, int64_t>,
+    EncodeAvx512<Kind::kUInt32, uint32_t>,
+    EncodeAvx512<Kind::kInt32, int32_t>,
+    EncodeAvx512<Kind::kSInt32, int32_t>,
+    EncodeAvx512<Kind::kUInt64, uint64_t>,
+    EncodeAvx512<Kind::kSInt64, int64_t>,
 };
 
 }  // namespace internal
