@@ -74,6 +74,12 @@ inline char* StoreShort8(__m128i y, char* out) {
   return out + 8 + __builtin_popcount(mask);
 }
 
+// The high 8 bytes of v at p, any alignment: movhps (gcc's _mm_storeh_pd is
+// a plain double store, undefined when unaligned).
+inline void StoreHigh(char* p, __m128i v) {
+  _mm_storeh_pi(reinterpret_cast<__m64*>(p), _mm_castsi128_ps(v));
+}
+
 // Bits 0..27 of each 32-bit lane as four 7-bit groups, one a byte.
 inline __m128i Spread28(__m128i x) {
   // Bits 14..27 to 16..29, then bits 7..13 of each half up one.
@@ -125,10 +131,9 @@ inline char* Store4(__m128i groups, __m128i fifth, uint32_t lengths, char* out) 
   const __m128i s01 = _mm_unpacklo_epi32(groups, fifth);
   const __m128i s23 = _mm_unpackhi_epi32(groups, fifth);
   _mm_storel_epi64(reinterpret_cast<__m128i*>(out), s01);
-  _mm_storeh_pd(reinterpret_cast<double*>(out + (ends & 0xff)), _mm_castsi128_pd(s01));
+  StoreHigh(out + (ends & 0xff), s01);
   _mm_storel_epi64(reinterpret_cast<__m128i*>(out + ((ends >> 8) & 0xff)), s23);
-  _mm_storeh_pd(reinterpret_cast<double*>(out + ((ends >> 16) & 0xff)),
-                _mm_castsi128_pd(s23));
+  StoreHigh(out + ((ends >> 16) & 0xff), s23);
   return out + (ends >> 24);
 }
 
@@ -167,8 +172,8 @@ inline char* Store2(__m128i low, __m128i high, unsigned first, unsigned second,
   _mm_storel_epi64(reinterpret_cast<__m128i*>(out), low);
   if (kLong) _mm_storel_epi64(reinterpret_cast<__m128i*>(out + 8), high);
   out += first;
-  _mm_storeh_pd(reinterpret_cast<double*>(out), _mm_castsi128_pd(low));
-  if (kLong) _mm_storeh_pd(reinterpret_cast<double*>(out + 8), _mm_castsi128_pd(high));
+  StoreHigh(out, low);
+  if (kLong) StoreHigh(out + 8, high);
   return out + second;
 }
 
