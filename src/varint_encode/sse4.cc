@@ -96,6 +96,8 @@ __attribute__((noinline)) size_t SizeLoop(const T* v, size_t n) {
   return i == n ? size : size + Entry<kKind>::Size(kVarintEncodeScalar)(v + i, n - i);
 }
 
+// 32-bit values: fewer than 8 to the scalar kernel (N = 8: 5.0 ns there,
+// 2.9 here; N = 4: 2.7 and 2.8).
 template <Kind kKind, typename T>
 size_t SizeSse4(const T* v, size_t n) {
   if constexpr (sizeof(T) == 8) {
@@ -111,7 +113,10 @@ size_t SizeSse4(const T* v, size_t n) {
 
 struct Sse4Block {
   static constexpr size_t kSize = 8;
-  // Fewer values than a block: the scalar kernel.
+  // Fewer values than a block: the scalar kernel. From one block on this
+  // is faster: kernels_bench on Zen 5, N = 8, ns scalar / this (median of
+  // 3): encode_uint32/1B 4.5 / 4.1, 2B 4.6 / 4.0, u32 10.7 / 9.5,
+  // encode_uint64/u64 19.8 / 14.9, encode_int32/neg 21.3 / 14.6.
   static const VarintEncodeKernels& Short(size_t) { return kVarintEncodeScalar; }
 
   template <Kind kKind, typename T>
