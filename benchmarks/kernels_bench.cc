@@ -140,10 +140,15 @@ Utf8Anchors() {
   return anchors;
 }
 
-void Size(benchmark::State& state, internal::SizeFn<uint64_t> size,
-          std::string shape) {
-  const std::vector<uint64_t> values =
+// Sizes and encoders take the wire values of `shape` converted to T: for
+// int32, "neg" is negative (10 bytes each); for sint32, "u32" is random
+// 32-bit values, ZigZag-encoded to 1..5 bytes (mostly 5).
+template <typename T>
+void SizeValues(benchmark::State& state, internal::SizeFn<T> size,
+                std::string shape) {
+  const std::vector<uint64_t> wide =
       Values(shape, static_cast<size_t>(state.range(0)));
+  const std::vector<T> values(wide.begin(), wide.end());
   for (auto _ : state) {
     benchmark::DoNotOptimize(size(values.data(), values.size()));
   }
@@ -164,9 +169,26 @@ void EncodeValues(benchmark::State& state, internal::EncodeFn<T> encode,
   state.SetItemsProcessed(state.iterations() * values.size());
 }
 
+// size_<type>/<shape>/<isa>/N and encode_<type>/<shape>/<isa>/N.
+template <typename T>
+void SizeAndEncode(const std::string& type, const std::string& shape,
+                   const std::string& at, internal::SizeFn<T> size,
+                   internal::EncodeFn<T> encode,
+                   const std::vector<int64_t>& counts) {
+  benchmark::RegisterBenchmark(("size_" + type + "/" + shape + at).c_str(),
+                               SizeValues<T>, size, shape)
+      ->ArgsProduct({counts});
+  benchmark::RegisterBenchmark(("encode_" + type + "/" + shape + at).c_str(),
+                               EncodeValues<T>, encode, shape)
+      ->ArgsProduct({counts});
+}
+
 void RegisterAll() {
   const std::vector<int64_t> kCounts = {4, 16, 32, 64, 256, 4096, 65536, 1 << 20};
   const std::vector<int64_t> kLengths = {8, 16, 32, 64, 128, 1024, 65536};
+  std::vector<int64_t> kEncodeCounts = kCounts;
+  kEncodeCounts.insert(kEncodeCounts.begin(), 1);
+  kEncodeCounts.insert(kEncodeCounts.begin() + 2, 8);  // 1, 4, 8, 16, ...
   for (int i = 0; i <= static_cast<int>(DetectedIsa()); ++i) {
     const Isa isa = static_cast<Isa>(i);
     const Kernels& k = *internal::KernelsFor(isa);
@@ -196,21 +218,18 @@ void RegisterAll() {
                                    Utf8, k.utf8.validate, kind)
           ->ArgsProduct({kLengths});
     }
-    for (const char* shape : {"1B", "u32", "u64"}) {
-      benchmark::RegisterBenchmark(("size_uint64/" + std::string(shape) + at).c_str(),
-                                   Size, k.varint_encode.size_uint64, shape)
-          ->ArgsProduct({kCounts});
-    }
+    // Sizes and encoders from N = 1: their scalar cutoffs are measured here.
+    const internal::VarintEncodeKernels& enc = k.varint_encode;
     for (const char* shape : {"1B", "2B", "u32"}) {
-      benchmark::RegisterBenchmark(("encode_uint32/" + std::string(shape) + at).c_str(),
-                                   EncodeValues<uint32_t>,
-                                   k.varint_encode.encode_uint32, shape)
-          ->ArgsProduct({kCounts});
+      SizeAndEncode("uint32", shape, at, enc.size_uint32, enc.encode_uint32,
+                    kEncodeCounts);
     }
-    benchmark::RegisterBenchmark(("encode_uint64/u64" + at).c_str(),
-                                 EncodeValues<uint64_t>,
-                                 k.varint_encode.encode_uint64, "u64")
-        ->ArgsProduct({kCounts});
+    SizeAndEncode("uint64", "u64", at, enc.size_uint64, enc.encode_uint64,
+                  kEncodeCounts);
+    SizeAndEncode("int32", "neg", at, enc.size_int32, enc.encode_int32,
+                  kEncodeCounts);
+    SizeAndEncode("sint32", "u32", at, enc.size_sint32, enc.encode_sint32,
+                  kEncodeCounts);
   }
   // The anchors are called through a function pointer too, as the kernels
   // are through their table (to a wrapper that calls them).

@@ -29,7 +29,8 @@ constexpr const VarintDecodeKernels* kVarintDecodeByIsa[kIsaCount] = {
 constexpr const Utf8Kernels* kUtf8ByIsa[kIsaCount] = {
     &kUtf8Scalar, &kUtf8Sse4, &kUtf8Avx2, &kUtf8Avx512};
 constexpr const VarintEncodeKernels* kVarintEncodeByIsa[kIsaCount] = {
-    &kVarintEncodeScalar, nullptr, nullptr, nullptr};
+    &kVarintEncodeScalar, &kVarintEncodeSse4, &kVarintEncodeAvx2,
+    &kVarintEncodeAvx512};
 
 template <typename Table>
 const Table& Best(const Table* const (&by_isa)[kIsaCount], int level,

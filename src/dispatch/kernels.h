@@ -70,6 +70,9 @@ extern const Utf8Kernels kUtf8Sse4;
 extern const Utf8Kernels kUtf8Avx2;
 extern const Utf8Kernels kUtf8Avx512;
 extern const VarintEncodeKernels kVarintEncodeScalar;
+extern const VarintEncodeKernels kVarintEncodeSse4;
+extern const VarintEncodeKernels kVarintEncodeAvx2;
+extern const VarintEncodeKernels kVarintEncodeAvx512;
 
 // The best kernel of each family at or below one level.
 struct Kernels {

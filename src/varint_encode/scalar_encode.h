@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "dispatch/kernels.h"
+
 namespace protoaccel {
 namespace internal {
 // Internal linkage: every kernel file compiles these for its own instruction
@@ -55,6 +57,40 @@ char* EncodeScalar(const T* v, size_t n, char* out) {
   for (size_t i = 0; i < n; ++i) out = WriteVarint(Wire(v[i]), out);
   return out;
 }
+
+// The field types, for the SIMD kernels' templates.
+enum class Kind { kUInt32, kInt32, kSInt32, kUInt64, kSInt64 };
+
+// One kind's entries of a kernel table, for SIMD kernels to call on short
+// arrays rather than inline a loop: the scalar kernel, compiled on its own,
+// measured faster there than an inlined copy (as for decode).
+template <Kind kKind>
+struct Entry;
+template <>
+struct Entry<Kind::kUInt32> {
+  static SizeFn<uint32_t> Size(const VarintEncodeKernels& k) { return k.size_uint32; }
+  static EncodeFn<uint32_t> Encode(const VarintEncodeKernels& k) { return k.encode_uint32; }
+};
+template <>
+struct Entry<Kind::kInt32> {
+  static SizeFn<int32_t> Size(const VarintEncodeKernels& k) { return k.size_int32; }
+  static EncodeFn<int32_t> Encode(const VarintEncodeKernels& k) { return k.encode_int32; }
+};
+template <>
+struct Entry<Kind::kSInt32> {
+  static SizeFn<int32_t> Size(const VarintEncodeKernels& k) { return k.size_sint32; }
+  static EncodeFn<int32_t> Encode(const VarintEncodeKernels& k) { return k.encode_sint32; }
+};
+template <>
+struct Entry<Kind::kUInt64> {
+  static SizeFn<uint64_t> Size(const VarintEncodeKernels& k) { return k.size_uint64; }
+  static EncodeFn<uint64_t> Encode(const VarintEncodeKernels& k) { return k.encode_uint64; }
+};
+template <>
+struct Entry<Kind::kSInt64> {
+  static SizeFn<int64_t> Size(const VarintEncodeKernels& k) { return k.size_sint64; }
+  static EncodeFn<int64_t> Encode(const VarintEncodeKernels& k) { return k.encode_sint64; }
+};
 
 }  // namespace
 }  // namespace internal
