@@ -6,8 +6,8 @@ packed/parse/uint32/lt128 holds its 11 sizes). In each round every group runs
 once per library, one process each, the library given by LD_LIBRARY_PATH; the
 libraries alternate, their order rotating from group to group and round to
 round, so that a slow minute of the machine falls on all of them alike. With
---lock FILE every process runs under flock(1) on FILE, for machines where
-others benchmark too.
+--lock FILE every process runs holding an exclusive flock on FILE, for
+machines where others benchmark too (run.json keeps the time spent waiting).
 
 Written to --out:
   json/NAME-roundK.json  google-benchmark's JSON of library NAME in round K
@@ -17,6 +17,7 @@ Then benchmarks/ab_report.py makes the report from them.
 """
 
 import argparse
+import fcntl
 import hashlib
 import json
 import os
@@ -83,11 +84,11 @@ def main():
                    help="a folder holding libprotobuf.so.*, for LD_LIBRARY_PATH; "
                         "BENCH: a program of its own instead of --bench. "
                         "The first library is the base of the speed-ups.")
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--min-time", default="0.05",
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--min-time", default="0.04",
                    help="google-benchmark's --benchmark_min_time, seconds")
     p.add_argument("--filter", default=".", help="regular expression on case names")
-    p.add_argument("--lock", help="run each process under flock(1) on this file")
+    p.add_argument("--lock", help="run each process holding an exclusive flock on this file")
     p.add_argument("--out", required=True, help="folder for the JSON")
     args = p.parse_args()
     if args.rounds < 1:
@@ -125,7 +126,9 @@ def main():
     loaded = {}
     total = args.rounds * len(groups) * len(libs)
     print(f"[ab] {len(cases)} cases in {len(groups)} groups, {len(libs)} libraries, "
-          f"{args.rounds} rounds: {total} runs", file=sys.stderr, flush=True)
+          f"{args.rounds} round{'s' if args.rounds > 1 else ''}: {total} runs", file=sys.stderr, flush=True)
+    lock = open(args.lock, "a") if args.lock else None  # noqa: SIM115
+    lock_wait = 0.0
     started = time.time()
     done = 0
     for r in range(args.rounds):
@@ -142,11 +145,18 @@ def main():
                 cmd = [bench, f"--benchmark_filter={regex}",
                        f"--benchmark_min_time={args.min_time}",
                        f"--benchmark_out={scratch}", "--benchmark_out_format=json"]
-                if args.lock:
-                    cmd = ["flock", args.lock] + cmd
                 env = dict(os.environ, LD_LIBRARY_PATH=libdir)
-                run = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True)
+                waited = time.time()
+                if lock is not None:
+                    fcntl.flock(lock, fcntl.LOCK_EX)
+                waited = time.time() - waited
+                lock_wait += waited
+                try:
+                    run = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE, text=True)
+                finally:
+                    if lock is not None:
+                        fcntl.flock(lock, fcntl.LOCK_UN)
                 if run.returncode != 0:
                     sys.stderr.write(run.stderr[-3000:])
                     die(f"{name}: {' '.join(cmd)} exited with {run.returncode}")
@@ -176,11 +186,13 @@ def main():
         "cases": len(cases),
         "groups": len(groups),
         "started": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(started)),
-        "seconds": round(finished - started, 1),
+        "seconds": round(finished - started - lock_wait, 1),
+        "lock_wait_seconds": round(lock_wait, 1),
     }
     with open(os.path.join(args.out, "run.json"), "w") as f:
         json.dump(run_info, f, indent=1)
-    print(f"[ab] {total} runs in {clock(finished - started)}", file=sys.stderr, flush=True)
+    waited = f" (of which {clock(lock_wait)} waiting for {args.lock})" if lock else ""
+    print(f"[ab] {total} runs in {clock(finished - started)}{waited}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -171,8 +171,10 @@ class Report:
     def header(self, machine):
         run = self.run
         self.add("# protoaccel A/B report: stock vs accelerated libprotobuf", "")
+        waited = run.get("lock_wait_seconds", 0)
+        waited = f" (and {waited / 60:.1f} waiting for the machine's lock)" if waited else ""
         self.add(f"Run {run['started']}, {run['seconds'] / 60:.1f} minutes of "
-                 f"benchmarking: {run['cases']} cases, {run['rounds']} round"
+                 f"benchmarking{waited}: {run['cases']} cases, {run['rounds']} round"
                  f"{'s' if run['rounds'] > 1 else ''} per library, google-benchmark "
                  f"min_time {run['min_time']} s, case filter `{run['filter']}`.", "")
         self.add("Times are google-benchmark's real time per operation, in ns: the "
