@@ -17,9 +17,9 @@
 #                       family/op/..., e.g. packed/parse/uint32/lt128/10000,
 #                       uidlist/serialize/10000000, string/parse/mixed/1024,
 #                       dataset/parse/google_message2 (--list shows them all)
-#   --rounds N          runs of each case per library (default 3; the report
+#   --rounds N          runs of each case per library (default 5; the report
 #                       gives the median and the spread)
-#   --min-time SECONDS  google-benchmark's minimum time per case (default 0.05)
+#   --min-time SECONDS  google-benchmark's minimum time per case (default 0.04)
 #   --lib NAME=DIR      one more library to compare (repeatable). DIR holds
 #                       libprotobuf.so.32, or is an install prefix with it in
 #                       DIR/lib: it runs the same program (a drop-in). A
@@ -47,10 +47,10 @@ need_value() { if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value (try -
 
 quick=false
 filter=.
-rounds=3
-min_time=0.05
+rounds=5
+min_time=0.04
 kernel_filter=.
-kernel_min_time=0.05
+kernel_min_time=0.04
 kernels=true
 out=out/report
 build=out/release
