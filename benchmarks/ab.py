@@ -124,6 +124,7 @@ def main():
 
     merged = {(name, r): None for name, _, _ in libs for r in range(args.rounds)}
     loaded = {}
+    skipped = set()
     total = args.rounds * len(groups) * len(libs)
     print(f"[ab] {len(cases)} cases in {len(groups)} groups, {len(libs)} libraries, "
           f"{args.rounds} round{'s' if args.rounds > 1 else ''}: {total} runs", file=sys.stderr, flush=True)
@@ -168,6 +169,11 @@ def main():
                     die(f"{name}: the program loaded '{lib_loaded}', not the library in "
                         f"{libdir} (a libprotobuf of another soname?)")
                 loaded[name] = lib_loaded
+                for b in data["benchmarks"]:
+                    if b.get("error_occurred") and (b["name"], name) not in skipped:
+                        skipped.add((b["name"], name))
+                        print(f"[ab] skipped {b['name']} ({name}): {b.get('error_message')}",
+                              file=sys.stderr, flush=True)
                 if merged[(name, r)] is None:
                     merged[(name, r)] = {"context": data["context"], "benchmarks": []}
                 merged[(name, r)]["benchmarks"].extend(data["benchmarks"])
