@@ -1,107 +1,204 @@
 #!/usr/bin/env python3
-"""A/B runs of one google-benchmark program against several libraries.
+"""A/B runs of message_bench against several libprotobuf builds.
 
-The same binary runs once per library and round, through LD_LIBRARY_PATH,
-the libraries alternating (their order rotates each round). The report gives,
-per case, the median time of each library, the spread (min..max over the
-rounds) and each library's speed-up over the first (its median time divided
-into the first's). The raw JSON of every run is kept beside the report.
+The cases are grouped (a group is a case name without its last part, e.g.
+packed/parse/uint32/lt128 holds its 11 sizes). In each round every group runs
+once per library, one process each, the library given by LD_LIBRARY_PATH; the
+libraries alternate, their order rotating from group to group and round to
+round, so that a slow minute of the machine falls on all of them alike. With
+--lock FILE every process runs holding an exclusive flock on FILE, for
+machines where others benchmark too (run.json keeps the time spent waiting).
+
+Written to --out:
+  json/NAME-roundK.json  google-benchmark's JSON of library NAME in round K
+                         (the groups' outputs concatenated, one context)
+  run.json               the libraries, the binaries, the settings, the times
+Then benchmarks/ab_report.py makes the report from them.
 """
 
 import argparse
+import fcntl
+import hashlib
 import json
 import os
-import statistics
+import re
 import subprocess
 import sys
+import time
 
 
-def run(args, name, libdir, round_index, out_dir):
-    path = os.path.join(out_dir, f"{name}-round{round_index}.json")
+def die(message):
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def parse_lib(spec):
+    """NAME=DIR or NAME=DIR:BENCH -> (name, libdir, bench or None)."""
+    if "=" not in spec:
+        die(f"--lib {spec}: expected NAME=DIR")
+    name, rest = spec.split("=", 1)
+    bench = None
+    if ":" in rest:
+        rest, bench = rest.split(":", 1)
+    if not re.fullmatch(r"[A-Za-z0-9_.+-]+", name):
+        die(f"--lib {spec}: NAME may hold letters, digits and _.+- only")
+    if not rest:
+        die(f"--lib {spec}: DIR is empty")
+    return name, rest, bench
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def clock(seconds):
+    seconds = int(round(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def list_cases(bench, libdir, regex):
     env = dict(os.environ, LD_LIBRARY_PATH=libdir)
-    cmd = [args.bench, f"--benchmark_filter={args.filter}",
-           f"--benchmark_min_time={args.min_time}",
-           f"--benchmark_out={path}", "--benchmark_out_format=json",
-           "--benchmark_format=console"]
-    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
-    with open(path) as f:
-        return json.load(f)
+    out = subprocess.run([bench, "--benchmark_list_tests=true",
+                          f"--benchmark_filter={regex}"],
+                         env=env, check=True, capture_output=True, text=True)
+    return [line.strip() for line in out.stdout.splitlines() if line.strip()]
+
+
+def group_cases(cases):
+    groups = {}
+    for case in cases:
+        group, _, last = case.rpartition("/")
+        groups.setdefault(group, []).append(last)
+    return list(groups.items())
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--bench", required=True, help="benchmark program")
-    p.add_argument("--lib", action="append", required=True,
-                   help="NAME=DIR, a library folder for LD_LIBRARY_PATH; "
-                        "the first is the base of the ratios")
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--filter", default=".")
-    p.add_argument("--min-time", default="0.2")
-    p.add_argument("--out", required=True, help="folder for JSON and report")
-    p.add_argument("--title", default="A/B")
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bench", required=True, help="message_bench program")
+    p.add_argument("--lib", action="append", required=True, metavar="NAME=DIR[:BENCH]",
+                   help="a folder holding libprotobuf.so.*, for LD_LIBRARY_PATH; "
+                        "BENCH: a program of its own instead of --bench. "
+                        "The first library is the base of the speed-ups.")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--min-time", default="0.04",
+                   help="google-benchmark's --benchmark_min_time, seconds")
+    p.add_argument("--filter", default=".", help="regular expression on case names")
+    p.add_argument("--lock", help="run each process holding an exclusive flock on this file")
+    p.add_argument("--out", required=True, help="folder for the JSON")
     args = p.parse_args()
+    if args.rounds < 1:
+        die("--rounds must be at least 1")
 
-    libs = [tuple(spec.split("=", 1)) for spec in args.lib]
-    os.makedirs(args.out, exist_ok=True)
-    # results[case][lib] = list of per-round benchmark entries
-    results = {}
-    order = []
+    libs = []
+    for spec in args.lib:
+        name, libdir, bench = parse_lib(spec)
+        if name in [n for n, _, _ in libs]:
+            die(f"--lib {name} given twice")
+        libdir = os.path.abspath(libdir)
+        bench = os.path.abspath(bench or args.bench)
+        if not os.path.isdir(libdir):
+            die(f"--lib {name}: {libdir} is not a folder")
+        if not any(f.startswith("libprotobuf.so") for f in os.listdir(libdir)):
+            die(f"--lib {name}: no libprotobuf.so* in {libdir}")
+        if not os.access(bench, os.X_OK):
+            die(f"{bench}: no such program (build it first)")
+        libs.append((name, libdir, bench))
+
+    cases = list_cases(libs[0][2], libs[0][1], args.filter)
+    if not cases:
+        die(f"no case matches --filter '{args.filter}' "
+            f"(list them: {libs[0][2]} --benchmark_list_tests)")
+    groups = group_cases(cases)
+
+    json_dir = os.path.join(args.out, "json")
+    os.makedirs(json_dir, exist_ok=True)
+    for f in os.listdir(json_dir):
+        if f.endswith(".json"):
+            os.remove(os.path.join(json_dir, f))
+    scratch = os.path.join(json_dir, "run.tmp")
+
+    merged = {(name, r): None for name, _, _ in libs for r in range(args.rounds)}
+    loaded = {}
+    skipped = set()
+    total = args.rounds * len(groups) * len(libs)
+    print(f"[ab] {len(cases)} cases in {len(groups)} groups, {len(libs)} libraries, "
+          f"{args.rounds} round{'s' if args.rounds > 1 else ''}: {total} runs", file=sys.stderr, flush=True)
+    lock = open(args.lock, "a") if args.lock else None  # noqa: SIM115
+    lock_wait = 0.0
+    started = time.time()
+    done = 0
     for r in range(args.rounds):
-        rotated = libs[r % len(libs):] + libs[:r % len(libs)]
-        for name, libdir in rotated:
-            print(f"[ab] round {r + 1}/{args.rounds}: {name}", file=sys.stderr,
-                  flush=True)
-            data = run(args, name, libdir, r, args.out)
-            for b in data["benchmarks"]:
-                case = b["name"]
-                if case not in results:
-                    results[case] = {}
-                    order.append(case)
-                results[case].setdefault(name, []).append(b)
-    context = data["context"]
-
-    names = [n for n, _ in libs]
-    base = names[0]
-    lines = [f"# {args.title}", "",
-             f"{args.rounds} rounds, libraries alternating; medians; "
-             f"speed-up = median time of {base} / median time of the library.",
-             f"Machine: {context.get('host_name', '?')}, "
-             f"{context.get('num_cpus', '?')} CPUs at "
-             f"{context.get('mhz_per_cpu', '?')} MHz.", ""]
-    header = ["case"] + [f"{n} ns/op (min..max)" for n in names]
-    header += [f"{n} speed-up" for n in names[1:]]
-    has_allocs = any("allocs/op" in results[c][base][0] for c in order)
-    if has_allocs:
-        header += [f"{n} allocs/op" for n in names]
-    lines.append("| " + " | ".join(header) + " |")
-    lines.append("|" + "---|" * len(header))
-    summary = {}
-    for case in order:
-        row = [case]
-        medians = {}
-        for n in names:
-            times = [b["real_time"] for b in results[case].get(n, [])]
-            if not times:
-                row.append("-")
-                continue
-            medians[n] = statistics.median(times)
-            row.append(f"{medians[n]:.1f} ({min(times):.1f}..{max(times):.1f})")
-        for n in names[1:]:
-            ratio = medians[base] / medians[n] if n in medians and base in medians else None
-            row.append(f"{ratio:.2f}x" if ratio else "-")
-            summary.setdefault(case, {})[n] = ratio
-        if has_allocs:
-            for n in names:
-                allocs = [b.get("allocs/op", 0) for b in results[case].get(n, [])]
-                row.append(f"{statistics.median(allocs):.0f}" if allocs else "-")
-        lines.append("| " + " | ".join(row) + " |")
-    report = os.path.join(args.out, "report.md")
-    with open(report, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    with open(os.path.join(args.out, "summary.json"), "w") as f:
-        json.dump({"base": base, "libraries": names, "speedup": summary}, f,
-                  indent=1)
-    print(report)
+        for gi, (group, lasts) in enumerate(groups):
+            k = (r + gi) % len(libs)
+            for name, libdir, bench in libs[k:] + libs[:k]:
+                done += 1
+                elapsed = time.time() - started
+                left = f", ~{clock(elapsed / (done - 1) * (total - done + 1))} left" if done > 1 else ""
+                print(f"[ab] {done}/{total} round {r + 1}/{args.rounds} {name:>8}  "
+                      f"{group} ({len(lasts)} case{'s' if len(lasts) > 1 else ''})  "
+                      f"[{clock(elapsed)} elapsed{left}]", file=sys.stderr, flush=True)
+                regex = f"^{group}/({'|'.join(lasts)})$"
+                cmd = [bench, f"--benchmark_filter={regex}",
+                       f"--benchmark_min_time={args.min_time}",
+                       f"--benchmark_out={scratch}", "--benchmark_out_format=json"]
+                env = dict(os.environ, LD_LIBRARY_PATH=libdir)
+                waited = time.time()
+                if lock is not None:
+                    fcntl.flock(lock, fcntl.LOCK_EX)
+                waited = time.time() - waited
+                lock_wait += waited
+                try:
+                    run = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE, text=True)
+                finally:
+                    if lock is not None:
+                        fcntl.flock(lock, fcntl.LOCK_UN)
+                if run.returncode != 0:
+                    sys.stderr.write(run.stderr[-3000:])
+                    die(f"{name}: {' '.join(cmd)} exited with {run.returncode}")
+                with open(scratch) as f:
+                    data = json.load(f)
+                lib_loaded = data["context"].get("libprotobuf", "")
+                first = lib_loaded.split()[0] if lib_loaded else ""
+                if not os.path.realpath(first).startswith(os.path.realpath(libdir) + os.sep):
+                    die(f"{name}: the program loaded '{lib_loaded}', not the library in "
+                        f"{libdir} (a libprotobuf of another soname?)")
+                loaded[name] = lib_loaded
+                for b in data["benchmarks"]:
+                    if b.get("error_occurred") and (b["name"], name) not in skipped:
+                        skipped.add((b["name"], name))
+                        print(f"[ab] skipped {b['name']} ({name}): {b.get('error_message')}",
+                              file=sys.stderr, flush=True)
+                if merged[(name, r)] is None:
+                    merged[(name, r)] = {"context": data["context"], "benchmarks": []}
+                merged[(name, r)]["benchmarks"].extend(data["benchmarks"])
+    os.remove(scratch)
+    for (name, r), data in merged.items():
+        with open(os.path.join(json_dir, f"{name}-round{r + 1}.json"), "w") as f:
+            json.dump(data, f, indent=1)
+    finished = time.time()
+    run_info = {
+        "libraries": [{"name": name, "dir": libdir, "bench": bench,
+                       "bench_sha256": sha256(bench), "loaded": loaded[name]}
+                      for name, libdir, bench in libs],
+        "rounds": args.rounds,
+        "min_time": args.min_time,
+        "filter": args.filter,
+        "cases": len(cases),
+        "groups": len(groups),
+        "started": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(started)),
+        "seconds": round(finished - started - lock_wait, 1),
+        "lock_wait_seconds": round(lock_wait, 1),
+    }
+    with open(os.path.join(args.out, "run.json"), "w") as f:
+        json.dump(run_info, f, indent=1)
+    waited = f" (of which {clock(lock_wait)} waiting for {args.lock})" if lock else ""
+    print(f"[ab] {total} runs in {clock(finished - started)}{waited}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -1,70 +1,220 @@
 #!/usr/bin/env bash
-# The main job: builds stock and accelerated libprotobuf 3.21.12 and the
-# benchmarks, then runs
-#   - the kernel benchmarks on every instruction set this CPU has, and
-#   - the message A/B: one program, built against Debian's headers, run
-#     against out/stock and out/accel in alternating rounds,
-# and writes out/report/ (report.md, the JSON it was made from).
+# The main job: an A/B benchmark of stock vs accelerated libprotobuf 3.21.12.
+# Builds what is missing or out of date (out/stock, out/accel, the benchmark
+# programs), then runs
+#   - the message A/B: message_bench, built once against Debian's protobuf
+#     headers, run against each library through LD_LIBRARY_PATH, libraries
+#     alternating (benchmarks/ab.py): packed fields of every type and size,
+#     NumberBatch, UID lists, strings vs bytes, Google's datasets;
+#   - the kernel benchmarks on every instruction set this CPU has;
+# and writes OUT/report.md (default out/report/), its plots (OUT/plots/) and
+# the JSON it is made from (OUT/json/, OUT/results.json).
+# About 15 minutes on a 2-core machine; --quick: under 3.
 #
-# Usage: ci/ab.sh [--quick] [--rounds N] [--filter REGEX]
+# Usage: ci/ab.sh [options]
+#   --quick             a short run: 1 round, min time 0.01 s per case
+#   --filter REGEX      the cases to run, by name (default: all); names are
+#                       family/op/..., e.g. packed/parse/uint32/lt128/10000,
+#                       uidlist/serialize/10000000, string/parse/mixed/1024,
+#                       dataset/parse/google_message2 (--list shows them all)
+#   --rounds N          runs of each case per library (default 5; the report
+#                       gives the median and the spread)
+#   --min-time SECONDS  google-benchmark's minimum time per case (default 0.04)
+#   --lib NAME=DIR      one more library to compare (repeatable). DIR holds
+#                       libprotobuf.so.32, or is an install prefix with it in
+#                       DIR/lib: it runs the same program (a drop-in). A
+#                       prefix of another release (DIR/lib/cmake/protobuf, no
+#                       libprotobuf.so.32) gets message_bench built against
+#                       its own headers. NAME stock or accel replaces the
+#                       default build of that name (then not built).
+#   --kernels REGEX     the kernel benchmarks to run (default: all)
+#   --no-kernels        no kernel benchmarks
+#   --out DIR           where the report goes (default out/report)
+#   --build DIR         the build of the benchmark programs (default
+#                       out/release, a Release build); an existing build
+#                       folder (CMakeCache.txt) is only brought up to date
+#   --lock FILE         run each build and benchmark process under flock(1)
+#                       on FILE, for machines where others benchmark too
+#                       (default: $PROTOACCEL_LOCK, if set)
+#   --list              list the cases (after building) and stop
+#   -h, --help          this text
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-min_time=0.2
-rounds=3
+usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
+need_value() { if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value (try --help)"; fi; }
+
+quick=false
 filter=.
+rounds=5
+min_time=0.04
+kernel_filter=.
+kernel_min_time=0.04
+kernels=true
+out=out/report
+build=out/release
+lock=${PROTOACCEL_LOCK:-}
+list=false
+rounds_given=false
+min_time_given=false
+lib_specs=()
 while [ $# -gt 0 ]; do
   case $1 in
-    --quick) min_time=0.02 rounds=1 ;;
-    --rounds) rounds=${2:?--rounds needs a number}; shift ;;
-    --filter) filter=${2:?--filter needs a regular expression}; shift ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --quick) quick=true ;;
+    --filter) need_value "$@"; filter=$2; shift ;;
+    --rounds) need_value "$@"; rounds=$2; rounds_given=true; shift ;;
+    --min-time) need_value "$@"; min_time=$2; min_time_given=true; shift ;;
+    --lib) need_value "$@"; lib_specs+=("$2"); shift ;;
+    --kernels) need_value "$@"; kernel_filter=$2; shift ;;
+    --no-kernels) kernels=false ;;
+    --out) need_value "$@"; out=$2; shift ;;
+    --build) need_value "$@"; build=$2; shift ;;
+    --lock) need_value "$@"; lock=$2; shift ;;
+    --list) list=true ;;
+    -h|--help) usage; exit 0 ;;
     *) die "unknown option: $1 (try --help)" ;;
   esac
   shift
 done
+if $quick; then
+  $rounds_given || rounds=1
+  $min_time_given || min_time=0.01
+  kernel_min_time=0.01
+fi
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds $rounds: expected a whole number from 1"
+[[ $min_time =~ ^([0-9]+\.?[0-9]*|\.[0-9]+)$ ]] || die "--min-time $min_time: expected seconds, e.g. 0.05"
 
+# The libraries, in report order (stock first: the base of the speed-ups,
+# then accel, then the others): NAME, its LD_LIBRARY_PATH folder, and for a
+# prefix of another release the prefix to build message_bench against.
+names=() dirs=() prefixes=()
+declare -A given=()
+add_lib() {  # NAME DIR SPEC
+  local name=$1 dir=$2 spec=$3
+  [ -d "$dir" ] || die "--lib $spec: $dir is not a folder"
+  dir=$(cd "$dir" && pwd)
+  if [ -e "$dir/libprotobuf.so.32" ]; then
+    names+=("$name") dirs+=("$dir") prefixes+=("")
+  elif [ -e "$dir/lib/libprotobuf.so.32" ]; then
+    names+=("$name") dirs+=("$dir/lib") prefixes+=("")
+  elif [ -f "$dir/lib/cmake/protobuf/protobuf-config.cmake" ]; then
+    names+=("$name") dirs+=("$dir/lib") prefixes+=("$dir")
+  else
+    die "--lib $spec: no libprotobuf.so.32 in $dir or $dir/lib, and no protobuf install prefix (lib/cmake/protobuf)"
+  fi
+}
+for spec in "${lib_specs[@]}"; do
+  [[ $spec == *=* ]] || die "--lib $spec: expected NAME=DIR (e.g. --lib mine=/opt/protobuf)"
+  name=${spec%%=*}
+  [[ $name =~ ^[A-Za-z0-9_.+-]+$ ]] || die "--lib $spec: NAME may hold letters, digits and _.+- only"
+  [ -z "${given[$name]:-}" ] || die "--lib $name: given twice"
+  given[$name]=$spec
+done
+for name in stock accel; do
+  if [ -n "${given[$name]:-}" ]; then
+    add_lib "$name" "${given[$name]#*=}" "${given[$name]}"
+  else
+    names+=("$name") dirs+=("$ROOT/out/$name/lib") prefixes+=("")
+  fi
+done
+for spec in "${lib_specs[@]}"; do
+  name=${spec%%=*}
+  [ "$name" = stock ] || [ "$name" = accel ] || add_lib "$name" "${spec#*=}" "$spec"
+done
+
+# hold_lock/release_lock: the --lock file around a build step.
+hold_lock() { if [ -n "$lock" ]; then exec 8>>"$lock"; flock 8; fi; }
+release_lock() { if [ -n "$lock" ]; then flock -u 8; exec 8>&-; fi; }
+locked=()
+[ -z "$lock" ] || locked=(flock "$lock")
+
+started=$SECONDS
 step "packages"
 ensure_build_packages
-ensure_packages python3
+ensure_packages python3 python3-matplotlib
+# Debian's python3: the one python3-matplotlib is installed for.
+PYTHON=/usr/bin/python3
 
-step "third-party sources"
+step "third-party sources (Debian's protobuf: the libraries' source, the datasets)"
 bash third_party/fetch.sh protobuf
 
-bash ci/build-protobuf.sh stock accel
+for variant in stock accel; do
+  [ -n "${given[$variant]:-}" ] && continue
+  if [ -d "out/build-protobuf-$variant" ] || [ ! -e "out/$variant/lib/libprotobuf.so.32" ]; then
+    hold_lock
+    bash ci/build-protobuf.sh "$variant"
+    release_lock
+  else
+    step "protobuf 3.21.12, $variant: using out/$variant as it is (built elsewhere: no out/build-protobuf-$variant here)"
+  fi
+done
 
-step "benchmarks (Release)"
-configure_and_build "$ROOT" out/release -DCMAKE_BUILD_TYPE=Release \
-  -DPROTOACCEL_BUILD_TESTS=OFF
-out/release/protoaccel_info | tee out/report-machine.txt
+step "benchmark programs ($build, against the system's protobuf headers)"
+hold_lock
+if [ "$build" != out/release ] && [ -f "$build/CMakeCache.txt" ]; then
+  ninja -C "$build" protoaccel_info kernels_bench message_bench || die "build failed in $build"
+else
+  configure_and_build "$ROOT" "$build" -DCMAKE_BUILD_TYPE=Release -DPROTOACCEL_BUILD_TESTS=OFF
+fi
+release_lock
+bench=$(cd "$build" && pwd)/benchmarks/message_bench
+[ -x "$bench" ] || die "$bench was not built (is libprotobuf-dev installed?)"
 
-report=out/report
-mkdir -p $report
-step "kernel benchmarks"
-out/release/benchmarks/kernels_bench --benchmark_filter="$filter" \
-  --benchmark_min_time="$min_time" \
-  --benchmark_out=$report/kernels.json --benchmark_out_format=json >/dev/null
-python3 benchmarks/kernel_table.py $report/kernels.json >$report/kernels.md
+ab_libs=()
+for i in "${!names[@]}"; do
+  spec="${names[$i]}=${dirs[$i]}"
+  if [ -n "${prefixes[$i]}" ]; then
+    step "message_bench for ${names[$i]}, against the headers of ${prefixes[$i]}"
+    hold_lock
+    configure_and_build "$ROOT/benchmarks/standalone" "out/ab-bench-${names[$i]}" \
+      -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefixes[$i]}"
+    release_lock
+    spec="$spec:$ROOT/out/ab-bench-${names[$i]}/message_bench"
+  fi
+  ab_libs+=(--lib "$spec")
+done
 
-step "message A/B: stock vs accel, $rounds rounds"
-python3 benchmarks/ab.py --bench out/release/benchmarks/message_bench \
-  --lib stock=out/stock/lib --lib accel=out/accel/lib --rounds "$rounds" \
-  --min-time "$min_time" --filter "$filter" --out $report/messages \
-  --title "Parse one packed field: stock vs accelerated libprotobuf 3.21.12" >/dev/null
+if $list; then
+  LD_LIBRARY_PATH=${dirs[0]} "$bench" --benchmark_list_tests=true "--benchmark_filter=$filter"
+  exit 0
+fi
 
+mkdir -p "$out"
+rm -f "$out/report.md" "$out/results.json" "$out/run.json" "$out/kernels.json" "$out/kernels.md"
+step "machine"
 {
-  echo "# protoaccel A/B report"
-  echo
-  echo '```'
-  cat out/report-machine.txt
-  echo '```'
-  echo
-  sed "s/^# /## /" $report/messages/report.md
-  echo
-  echo "## Kernels (ns per item; items are values, or bytes for count and UTF-8)"
-  echo
-  cat $report/kernels.md
-} >$report/report.md
+  echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
+    "($(nproc) CPUs online)"
+  echo "system: $(uname -srm); $(g++ --version | head -n 1)"
+  echo "protoaccel_info (the kernels that the accelerated library built from this checkout picks here):"
+  "$build/protoaccel_info" | sed 's/^/  /'
+  [ -z "${PROTOACCEL_ISA:-}" ] || echo "PROTOACCEL_ISA=$PROTOACCEL_ISA (caps the kernels)"
+} | tee "$out/machine.txt"
+
+if $kernels; then
+  step "kernel benchmarks (min time $kernel_min_time s)"
+  "${locked[@]}" "$build/benchmarks/kernels_bench" "--benchmark_filter=$kernel_filter" \
+    "--benchmark_min_time=$kernel_min_time" \
+    "--benchmark_out=$out/kernels.json" --benchmark_out_format=json >/dev/null
+  if [ -s "$out/kernels.json" ] && "$PYTHON" -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["benchmarks"])' "$out/kernels.json"; then
+    "$PYTHON" benchmarks/kernel_table.py "$out/kernels.json" >"$out/kernels.md"
+  else
+    echo "no kernel benchmark matches --kernels '$kernel_filter'"
+  fi
+fi
+
+step "message A/B: ${names[*]}, $rounds round(s), min time $min_time s per case"
+"$PYTHON" benchmarks/ab.py --bench "$bench" "${ab_libs[@]}" --rounds "$rounds" \
+  --min-time "$min_time" --filter "$filter" --out "$out" ${lock:+--lock "$lock"}
+
+step "report"
+"$PYTHON" benchmarks/ab_report.py --out "$out" --machine "$out/machine.txt" \
+  --kernels "$out/kernels.md" >/dev/null
+
+elapsed=$((SECONDS - started))
 echo
-echo "report: $report/report.md"
+echo "done in $((elapsed / 60))m$((elapsed % 60))s"
+echo "report: $out/report.md"
+echo "plots:  $out/plots/"
+echo "JSON:   $out/json/ (google-benchmark's), $out/results.json (medians, speed-ups)"

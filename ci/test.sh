@@ -3,7 +3,8 @@
 # against the system's libprotobuf on every instruction set this CPU has,
 # then again under AddressSanitizer and UndefinedBehaviorSanitizer; then
 # stock and accelerated libprotobuf 3.21.12, built from Debian's source,
-# checked against each other and by upstream's own tests.
+# checked against each other and by upstream's own tests; last, the A/B
+# report of ci/ab.sh on two tiny cases (ci/test-ab.sh).
 #
 # Usage: ci/test.sh        (installs what it needs with apt)
 set -euo pipefail
@@ -42,6 +43,9 @@ step "tests under ASan + UBSan"
 
 bash ci/build-protobuf.sh --tests stock accel
 bash ci/test-libprotobuf.sh
+
+step "A/B report: ci/ab.sh --quick on two cases, the report checked"
+bash ci/test-ab.sh --build out/build
 
 echo
 echo "all tests passed"

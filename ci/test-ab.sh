@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Checks ci/ab.sh end to end, fast: a --quick run of two tiny cases and one
+# kernel benchmark into out/test-ab/, then tests/ab_report_test.py on what it
+# wrote (sections, tables, plots, the JSON beside the report, and the
+# report's numbers against medians computed afresh from that JSON), a
+# dataset case without its file, and a misspelt option's one-line error.
+#
+# Usage: ci/test-ab.sh [--build DIR]   (default out/build, ci/test.sh's build;
+#        the libraries in out/stock and out/accel are used as they are)
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+build=out/build
+[ "${1:-}" != --build ] || build=${2:?--build needs a folder}
+
+out=out/test-ab
+cases=(packed/parse/uint32/lt128/16 packed/parse/uint32/lt128/10000)
+libs=()
+for variant in stock accel; do
+  [ -e "out/$variant/lib/libprotobuf.so.32" ] && libs+=(--lib "$variant=out/$variant")
+done
+
+step "ci/ab.sh --quick on ${cases[*]}"
+rm -rf "$out"
+bash ci/ab.sh --quick --filter '^packed/parse/uint32/lt128/(16|10000)$' \
+  --kernels '^decode_uint32/1B/scalar/4096$' --build "$build" --out "$out" "${libs[@]}"
+
+step "the report"
+/usr/bin/python3 tests/ab_report_test.py "$out" "${cases[@]}"
+
+step "a missing dataset: the case is skipped, and says why"
+skip_json=$out/missing-dataset.json
+PROTOACCEL_DATASETS_DIR=/nonexistent LD_LIBRARY_PATH=$ROOT/out/stock/lib \
+  "$build/benchmarks/message_bench" --benchmark_filter='^dataset/parse/google_message2$' \
+  --benchmark_out="$skip_json" --benchmark_out_format=json >/dev/null
+/usr/bin/python3 - "$skip_json" <<'PY'
+import json, sys
+(b,) = json.load(open(sys.argv[1]))["benchmarks"]
+message = b.get("error_message", "")
+assert b.get("error_occurred") and "dataset file missing: /nonexistent/" in message, b
+print(f"{b['name']}: {message}")
+PY
+
+step "option errors"
+if message=$(bash ci/ab.sh --lib foo 2>&1); then die "ci/ab.sh --lib foo succeeded"; fi
+[ "$message" = "error: --lib foo: expected NAME=DIR (e.g. --lib mine=/opt/protobuf)" ] ||
+  die "ci/ab.sh --lib foo said: $message"
+echo "ci/ab.sh --lib foo: $message"
+echo
+echo "A/B report test passed"
