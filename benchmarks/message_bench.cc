@@ -141,6 +141,10 @@ void Run(benchmark::State& state, bool parse, const Input& input) {
   }
 }
 
+// ByteSizeLong alone: the size pass of every serialization (the patched
+// library's *Size(RepeatedField) for packed varint fields).
+void PackedByteSize(benchmark::State& state, std::string type, std::string values);
+
 // ---------------------------------------------------------------- packed --
 
 uint64_t Draw(std::mt19937_64& rng, const std::string& values, int bits) {
@@ -180,6 +184,22 @@ void Packed(benchmark::State& state, bool parse, std::string type, std::string v
     in.values = n;
   });
   Run<Packed3>(state, parse, input);
+}
+
+void PackedByteSize(benchmark::State& state, std::string type, std::string values) {
+  const int64_t n = state.range(0);
+  std::mt19937_64 rng(static_cast<uint64_t>(n) * 7919 + type.size() * 31 + values.size());
+  Packed3 m;
+  FillPacked(m, type, values, n, rng);
+  const size_t want = m.SerializeAsString().size();
+  size_t size = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(size = m.ByteSizeLong());  // computed anew each call
+  }
+  if (size != want) state.SkipWithError("ByteSizeLong differs from the serialized size");
+  state.counters["ns/value"] = benchmark::Counter(
+      static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate |
+                                  benchmark::Counter::kInvert);
 }
 
 // --------------------------------------------------- NumberBatch, UidList --
@@ -384,6 +404,15 @@ void RegisterAll() {
             ->ArgsProduct({counts});
       }
     }
+  }
+  // The headline shapes only, at a few sizes: the default run stays short.
+  for (const auto& shape : std::vector<std::pair<const char*, const char*>>{
+           {"uint32", "lt128"}, {"uint32", "rand"}, {"uint64", "rand"},
+           {"int32", "neg"}, {"sint32", "rand"}}) {
+    benchmark::RegisterBenchmark(
+        (std::string("packed/bytesize/") + shape.first + "/" + shape.second).c_str(),
+        PackedByteSize, shape.first, shape.second)
+        ->ArgsProduct({{1, 16, 10000}});
   }
   for (const bool parse : {true, false}) {
     const std::string op = parse ? "parse" : "serialize";
