@@ -27,6 +27,10 @@
 #                       libprotobuf.so.32) gets message_bench built against
 #                       its own headers. NAME stock or accel replaces the
 #                       default build of that name (then not built).
+#   --no-accel-headers  leave out accel-headers: the accelerated library run by
+#                       a message_bench compiled against its headers (by
+#                       default the third library; it shows what rebuilding a
+#                       program adds: the inline packed writers call protoaccel)
 #   --kernels REGEX     the kernel benchmarks to run (default: all)
 #   --no-kernels        no kernel benchmarks
 #   --out DIR           where the report goes (default out/report)
@@ -52,6 +56,7 @@ min_time=0.04
 kernel_filter=.
 kernel_min_time=0.04
 kernels=true
+accel_headers=true
 out=out/report
 build=out/release
 lock=${PROTOACCEL_LOCK:-}
@@ -68,6 +73,7 @@ while [ $# -gt 0 ]; do
     --lib) need_value "$@"; lib_specs+=("$2"); shift ;;
     --kernels) need_value "$@"; kernel_filter=$2; shift ;;
     --no-kernels) kernels=false ;;
+    --no-accel-headers) accel_headers=false ;;
     --out) need_value "$@"; out=$2; shift ;;
     --build) need_value "$@"; build=$2; shift ;;
     --lock) need_value "$@"; lock=$2; shift ;;
@@ -118,6 +124,17 @@ for name in stock accel; do
     names+=("$name") dirs+=("$ROOT/out/$name/lib") prefixes+=("")
   fi
 done
+# accel-headers: the accelerated library again, run by a message_bench
+# compiled against its own headers, whose inline packed writers call
+# protoaccel's encoder (what a program gets when it is rebuilt).
+# Only where accel is an install prefix (the default build is one).
+accel_prefix=$ROOT/out/accel
+[ -z "${given[accel]:-}" ] || accel_prefix=$(cd "${given[accel]#*=}" && pwd)
+if $accel_headers && [ -z "${given[accel-headers]:-}" ]; then
+  if [ -z "${given[accel]:-}" ] || [ -f "$accel_prefix/lib/cmake/protobuf/protobuf-config.cmake" ]; then
+    names+=(accel-headers) dirs+=("$accel_prefix/lib") prefixes+=("$accel_prefix")
+  fi
+fi
 for spec in "${lib_specs[@]}"; do
   name=${spec%%=*}
   [ "$name" = stock ] || [ "$name" = accel ] || add_lib "$name" "${spec#*=}" "$spec"
