@@ -4,6 +4,10 @@
 #   protobuf : Debian's protobuf source package (exact version below), unpacked
 #              with dpkg-source so Debian's patches are applied, into
 #              third_party/src/protobuf-3.21.12/
+#   abseil   : Debian's abseil sources for the upstream series (trixie's
+#              20240722, sid's 20260526), the same way, into
+#              third_party/src/abseil-<version>/ (ci/verify-upstream.sh);
+#              not part of "all"
 #   anchors  : benchmark anchors (simdutf from sid, utf8_range from
 #              experimental) as .debs, extracted with dpkg-deb -x into
 #              third_party/anchors/ (usr/include/..., usr/lib/<triplet>/...).
@@ -20,11 +24,11 @@
 #     from the system's own apt sources (deb822 *.sources, plus one-line
 #     sources.list / *.list).  For the stanza(s) carrying the release codename
 #     (the main archive, not -security) an extra stanza with the same
-#     mirror/components/keyring and "Suites: sid experimental" is added.
+#     mirror/components/keyring and "Suites: trixie sid experimental" is added.
 #   * apt verifies every download against the signed indexes; the .dsc's file
 #     list is additionally checked here and again by dpkg-source.
 #
-# Usage: third_party/fetch.sh [protobuf|anchors|all]     (default: all)
+# Usage: third_party/fetch.sh [protobuf|anchors|abseil|all]   (default: all)
 # Idempotent: a stamp file is written after each successful fetch; when the
 # result is present and complete the step prints "present" and is skipped.
 # To force a re-fetch, delete the result folder (or its stamp).
@@ -43,7 +47,13 @@ readonly ANCHOR_SPECS=(
   sid:libsimdutf-dev
   experimental:libutf8-range-dev
 )
-readonly EXTRA_SUITES="sid experimental"
+# Abseil for the upstream series (ci/verify-upstream.sh): "suite:version
+# prefix", the highest Debian revision of that upstream version in the suite.
+readonly ABSEIL_SPECS=(
+  trixie:20240722   # protobuf v22.0 (LTS 20230125 is in no Debian suite)
+  sid:20260526      # protobuf v36.0
+)
+readonly EXTRA_SUITES="trixie sid experimental"
 readonly LISTS_MAX_AGE_MIN=1440   # private apt lists younger than a day are reused
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -52,7 +62,6 @@ readonly REPO_ROOT=${SCRIPT_DIR%/*}
 readonly SRC_DIR=$SCRIPT_DIR/src
 readonly SRC_DL=$SRC_DIR/downloads
 readonly PROTOBUF_DIR=$SRC_DIR/$PROTOBUF_DIRNAME
-readonly PROTOBUF_STAMP=$SRC_DIR/$PROTOBUF_DIRNAME.stamp
 readonly ANCHORS_DIR=$SCRIPT_DIR/anchors
 readonly ANCHORS_DL=$ANCHORS_DIR/downloads
 readonly ANCHORS_STAMP=$ANCHORS_DIR/.fetch-stamp
@@ -84,9 +93,10 @@ run_logged() {
 
 usage() {
   cat >&2 <<EOF
-usage: ${0##*/} [protobuf|anchors|all]   (default: all)
+usage: ${0##*/} [protobuf|anchors|abseil|all]   (default: all = protobuf anchors)
   protobuf  Debian source $PROTOBUF_SRC_PKG=$PROTOBUF_VERSION, patches applied -> $(rel "$PROTOBUF_DIR")/
   anchors   ${ANCHOR_SPECS[*]} (+ same-source deps) -> $(rel "$ANCHORS_DIR")/
+  abseil    Debian source abseil ${ABSEIL_SPECS[*]} (suite:version) -> $(rel "$SRC_DIR")/abseil-VERSION/
 environment: PROTOACCEL_CACHE (default \$HOME/.cache/protoaccel) holds the private apt state
 EOF
 }
@@ -182,7 +192,7 @@ parse_oneline() {
 }
 
 # Merge records into deb822 stanzas (Types: deb deb-src) and add the
-# "sid experimental" stanza(s) next to the codename stanza(s).
+# $EXTRA_SUITES stanza(s) next to the codename stanza(s).
 emit_private_sources() {
   awk -v codename="$CODENAME" -v extra="$EXTRA_SUITES" '
     BEGIN { FS = "\037" }
@@ -315,12 +325,14 @@ pkg_record() {
 rec_field() { printf '%s\n' "$1" | awk -v k="$2: " 'index($0, k) == 1 && !done { print substr($0, length(k) + 1); done = 1 }'; }
 
 # ---------------------------------------------------------------- protobuf --
-protobuf_present() {
-  [[ -f $PROTOBUF_STAMP ]] || return 1
-  [[ $(head -n 1 "$PROTOBUF_STAMP") == "$PROTOBUF_SRC_PKG=$PROTOBUF_VERSION" ]] || return 1
-  [[ -f $PROTOBUF_DIR/src/google/protobuf/parse_context.h ]] || return 1
-  [[ -f $PROTOBUF_DIR/debian/changelog ]] || return 1
-  [[ ! -s $PROTOBUF_DIR/debian/patches/series || -f $PROTOBUF_DIR/.pc/applied-patches ]]
+# source_present PKG VERSION DIR MARKER: DIR holds PKG=VERSION, unpacked.
+source_present() {
+  local pkg=$1 version=$2 dir=$3 marker=$4
+  [[ -f $dir.stamp ]] || return 1
+  [[ $(head -n 1 "$dir.stamp") == "$pkg=$version" ]] || return 1
+  [[ -f $dir/$marker ]] || return 1
+  [[ -f $dir/debian/changelog ]] || return 1
+  [[ ! -s $dir/debian/patches/series || -f $dir/.pc/applied-patches ]]
 }
 
 ensure_dpkg_source() {
@@ -355,13 +367,16 @@ verify_dsc_files() {
     [[ $(sha256sum <"$dir/$name" | cut -d' ' -f1) == "$sum" ]] || die "$name: sha256 differs from $(rel "$dsc")"
   done < <(sed -e '1,/^Checksums-Sha256:/d' -e '/^[^ ]/,$d' "$dsc")
   ((n > 0)) || die "$(rel "$dsc") has no Checksums-Sha256 file list"
-  log "$PROTOBUF_SRC_PKG $PROTOBUF_VERSION: $n files listed in the .dsc present, sha256 ok"
+  log "$(basename "$dsc"): $n files listed present, sha256 ok"
 }
 
-fetch_protobuf() {
-  local what="$PROTOBUF_SRC_PKG $PROTOBUF_VERSION"
-  if protobuf_present; then
-    log "$what: present in $(rel "$PROTOBUF_DIR") (skipping)"
+# fetch_source PKG VERSION DIR MARKER: Debian's source package PKG=VERSION,
+# Debian's patches applied, into DIR (MARKER: a file the tree must hold).
+fetch_source() {
+  local pkg=$1 version=$2 dir=$3 marker=$4
+  local what="$pkg $version" stamp=$3.stamp
+  if source_present "$pkg" "$version" "$dir" "$marker"; then
+    log "$what: present in $(rel "$dir") (skipping)"
     return 0
   fi
   mkdir -p "$SRC_DL"
@@ -370,19 +385,19 @@ fetch_protobuf() {
 
   local suites found
   suites=$(awk '/^Suites:/ { for (i = 2; i <= NF; i++) print $i }' "$APT_SOURCES" | paste -sd ' ' -)
-  found=$(suite_versions "$PROTOBUF_SRC_PKG" "" Sources | grep -Fx -- "$PROTOBUF_VERSION" || true)
+  found=$(suite_versions "$pkg" "" Sources | grep -Fx -- "$version" || true)
   if [[ -z $found ]] && apt_update; then
-    found=$(suite_versions "$PROTOBUF_SRC_PKG" "" Sources | grep -Fx -- "$PROTOBUF_VERSION" || true)
+    found=$(suite_versions "$pkg" "" Sources | grep -Fx -- "$version" || true)
   fi
-  [[ -n $found ]] || die "source package $PROTOBUF_SRC_PKG version $PROTOBUF_VERSION not found in suite $CODENAME (searched deb-src of: $suites)"
+  [[ -n $found ]] || die "source package $pkg version $version not found (searched deb-src of: $suites)"
 
   log "$what: downloading"
-  rm -f "$PROTOBUF_STAMP"
+  rm -f "$stamp"
   (cd "$SRC_DL" && run_logged "$SRC_DL/apt-get-source.log" \
-      apt-get "${APT_OPTS[@]}" source --download-only --only-source "$PROTOBUF_SRC_PKG=$PROTOBUF_VERSION") ||
-    die "apt-get source $PROTOBUF_SRC_PKG=$PROTOBUF_VERSION failed"
+      apt-get "${APT_OPTS[@]}" source --download-only --only-source "$pkg=$version") ||
+    die "apt-get source $pkg=$version failed"
 
-  local dsc=$SRC_DL/${PROTOBUF_SRC_PKG}_${PROTOBUF_VERSION#*:}.dsc
+  local dsc=$SRC_DL/${pkg}_${version#*:}.dsc
   [[ -f $dsc ]] || die "$(rel "$dsc") missing after download"
   verify_dsc_files "$dsc"
 
@@ -390,11 +405,11 @@ fetch_protobuf() {
   local stage
   stage=$(mktemp -d "$SRC_DIR/.unpack.XXXXXX"); TMP_PATHS+=("$stage")
   run_logged "$SRC_DL/dpkg-source.log" \
-      dpkg-source --no-copy --require-strong-checksums -x "$dsc" "$stage/$PROTOBUF_DIRNAME" ||
+      dpkg-source --no-copy --require-strong-checksums -x "$dsc" "$stage/${dir##*/}" ||
     die "dpkg-source -x $(rel "$dsc") failed (checksum or patch error)"
 
-  local tree=$stage/$PROTOBUF_DIRNAME nseries=0 napplied=0
-  [[ -f $tree/src/google/protobuf/parse_context.h ]] || die "unpacked tree lacks src/google/protobuf/parse_context.h"
+  local tree=$stage/${dir##*/} nseries=0 napplied=0
+  [[ -f $tree/$marker ]] || die "unpacked tree lacks $marker"
   if [[ -s $tree/debian/patches/series ]]; then
     nseries=$(grep -cvE '^[[:space:]]*(#|$)' "$tree/debian/patches/series" || true)
     [[ -f $tree/.pc/applied-patches ]] && napplied=$(grep -cv '^[[:space:]]*$' "$tree/.pc/applied-patches" || true)
@@ -404,16 +419,36 @@ fetch_protobuf() {
     log "$what: .dsc OpenPGP signature not checked (no Debian keyring here); integrity comes from apt's signed index + checksums"
   fi
 
-  rm -rf "$PROTOBUF_DIR"
-  mv "$tree" "$PROTOBUF_DIR"
+  rm -rf "$dir"
+  mv "$tree" "$dir"
   {
-    printf '%s=%s\n' "$PROTOBUF_SRC_PKG" "$PROTOBUF_VERSION"
+    printf '%s=%s\n' "$pkg" "$version"
     printf 'dsc-sha256=%s\n' "$(sha256sum <"$dsc" | cut -d' ' -f1)"
     printf 'patches-applied=%s\n' "$napplied"
     printf 'fetched=%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  } >"$PROTOBUF_STAMP.tmp"
-  mv -f "$PROTOBUF_STAMP.tmp" "$PROTOBUF_STAMP"
-  log "$what: done, $napplied debian patches applied -> $(rel "$PROTOBUF_DIR")"
+  } >"$stamp.tmp"
+  mv -f "$stamp.tmp" "$stamp"
+  log "$what: done, $napplied debian patches applied -> $(rel "$dir")"
+}
+
+fetch_protobuf() {
+  fetch_source "$PROTOBUF_SRC_PKG" "$PROTOBUF_VERSION" "$PROTOBUF_DIR" src/google/protobuf/parse_context.h
+}
+
+# The highest Debian version of abseil VERSION_PREFIX in SUITE, into
+# third_party/src/abseil-<upstream version>/.
+fetch_abseil() {
+  local spec suite prefix version
+  setup_private_apt
+  for spec in "${ABSEIL_SPECS[@]}"; do
+    suite=${spec%%:*} prefix=${spec#*:}
+    version=$(suite_versions abseil "$suite" Sources | grep -E "^([0-9]+:)?$prefix[.~+-]" | head -n 1 || true)
+    if [[ -z $version ]] && apt_update; then
+      version=$(suite_versions abseil "$suite" Sources | grep -E "^([0-9]+:)?$prefix[.~+-]" | head -n 1 || true)
+    fi
+    [[ -n $version ]] || die "no source package abseil $prefix* in suite $suite"
+    fetch_source abseil "$version" "$SRC_DIR/abseil-$prefix" absl/base/config.h
+  done
 }
 
 # ----------------------------------------------------------------- anchors --
@@ -550,7 +585,7 @@ main() {
   local target=${1:-all}
   (($# <= 1)) || { usage; exit 2; }
   case $target in
-    protobuf|anchors|all) ;;
+    protobuf|anchors|abseil|all) ;;
     -h|--help) usage; exit 0 ;;
     *) usage; exit 2 ;;
   esac
@@ -565,6 +600,7 @@ main() {
   case $target in
     protobuf) fetch_protobuf ;;
     anchors) fetch_anchors ;;
+    abseil) fetch_abseil ;;
     all) fetch_protobuf; fetch_anchors ;;
   esac
   log "finished '$target' in ${SECONDS}s"
