@@ -46,6 +46,17 @@ def empty(ax, text="no case of this kind ran"):
             color="gray")
 
 
+def finish(ax, drawn, xlabel, ylabel=None, fontsize=7):
+    """A legend and axis labels on a panel that has lines, else a note."""
+    if not drawn:
+        empty(ax)
+        return
+    ax.legend(fontsize=fontsize)
+    ax.set_xlabel(xlabel)
+    if ylabel:
+        ax.set_ylabel(ylabel)
+
+
 def save(fig, folder, filename, title, written):
     path = os.path.join(folder, filename)
     fig.tight_layout()
@@ -83,11 +94,7 @@ def speedup_plot(cases, names, by_series, op, folder, written):
                         color=COLORS[values],
                         label=f"{VALUE_LABELS[values]}" + (f" ({name})" if len(names) > 2 else ""))
                 drawn = True
-        if drawn:
-            ax.legend(fontsize=7)
-            ax.set_xlabel("N values")
-        else:
-            empty(ax)
+        finish(ax, drawn, "N values")
     save(fig, folder, f"packed-{op}-speedup.png", title, written)
 
 
@@ -112,11 +119,7 @@ def ns_plot(cases, names, by_series, op, folder, written):
                 ax.plot(*zip(*pts), STYLES[li % 4], marker=MARKERS[li % 5], markersize=3,
                         color=COLORS[values], label=f"{VALUE_LABELS[values]} ({name})")
                 drawn = True
-        if drawn:
-            ax.legend(fontsize=6)
-            ax.set_xlabel("N values")
-        else:
-            empty(ax)
+        finish(ax, drawn, "N values", fontsize=6)
     save(fig, folder, f"packed-{op}-ns-per-value.png", title, written)
 
 
@@ -149,11 +152,7 @@ def penalty_plot(cases, names, by_series, folder, written):
                     ax.plot(*zip(*pts), marker="o", markersize=3, color=cmap(si),
                             label=f"{typ} {VALUE_LABELS[values]}")
                     drawn = True
-            if drawn:
-                ax.legend(fontsize=7)
-                ax.set_xlabel("N values")
-            else:
-                empty(ax)
+            finish(ax, drawn, "N values")
     save(fig, folder, "varint-vs-fixed.png", title, written)
 
 
@@ -182,12 +181,7 @@ def string_plot(cases, names, folder, written):
                     ax.plot(*zip(*sorted(pts)), STYLES[li % 4], marker=MARKERS[li % 5],
                             markersize=3, color=COLORS[kind], label=f"{kind} ({name})")
                     drawn = True
-        if drawn:
-            ax.legend(fontsize=7)
-            ax.set_xlabel("string length, bytes")
-            ax.set_ylabel("ns per byte")
-        else:
-            empty(ax)
+        finish(ax, drawn, "string length, bytes", "ns per byte")
     save(fig, folder, "string-check.png", title, written)
 
 
@@ -214,11 +208,7 @@ def messages_plot(cases, names, folder, written):
                             markersize=3, color=plt.get_cmap("tab10")(oi),
                             label=f"{op} ({name})")
                     drawn = True
-        if drawn:
-            ax.legend(fontsize=7)
-            ax.set_xlabel("N values")
-        else:
-            empty(ax)
+        finish(ax, drawn, "N values")
     save(fig, folder, "messages-ns-per-value.png", title, written)
 
 
