@@ -4,10 +4,11 @@
 #   protobuf : Debian's protobuf source package (exact version below), unpacked
 #              with dpkg-source so Debian's patches are applied, into
 #              third_party/src/protobuf-3.21.12/
-#   abseil   : Debian's abseil sources for the upstream series (trixie's
-#              20240722, sid's 20260526), the same way, into
-#              third_party/src/abseil-<version>/ (ci/verify-upstream.sh);
-#              not part of "all"
+#   upstream : what ci/verify-upstream.sh builds upstream releases with, the
+#              same way: Debian's abseil sources (trixie's 20240722, sid's
+#              20260526) into third_party/src/abseil-<version>/, and the
+#              system's jsoncpp source into third_party/src/jsoncpp/; not
+#              part of "all"
 #   anchors  : benchmark anchors (simdutf from sid, utf8_range from
 #              experimental) as .debs, extracted with dpkg-deb -x into
 #              third_party/anchors/ (usr/include/..., usr/lib/<triplet>/...).
@@ -28,7 +29,7 @@
 #   * apt verifies every download against the signed indexes; the .dsc's file
 #     list is additionally checked here and again by dpkg-source.
 #
-# Usage: third_party/fetch.sh [protobuf|anchors|abseil|all]   (default: all)
+# Usage: third_party/fetch.sh [protobuf|anchors|upstream|all]   (default: all)
 # Idempotent: a stamp file is written after each successful fetch; when the
 # result is present and complete the step prints "present" and is skipped.
 # To force a re-fetch, delete the result folder (or its stamp).
@@ -93,10 +94,11 @@ run_logged() {
 
 usage() {
   cat >&2 <<EOF
-usage: ${0##*/} [protobuf|anchors|abseil|all]   (default: all = protobuf anchors)
+usage: ${0##*/} [protobuf|anchors|upstream|all]   (default: all = protobuf anchors)
   protobuf  Debian source $PROTOBUF_SRC_PKG=$PROTOBUF_VERSION, patches applied -> $(rel "$PROTOBUF_DIR")/
   anchors   ${ANCHOR_SPECS[*]} (+ same-source deps) -> $(rel "$ANCHORS_DIR")/
-  abseil    Debian source abseil ${ABSEIL_SPECS[*]} (suite:version) -> $(rel "$SRC_DIR")/abseil-VERSION/
+  upstream  Debian source abseil ${ABSEIL_SPECS[*]} (suite:version) -> $(rel "$SRC_DIR")/abseil-VERSION/,
+            and jsoncpp -> $(rel "$SRC_DIR")/jsoncpp/ (for ci/verify-upstream.sh)
 environment: PROTOACCEL_CACHE (default \$HOME/.cache/protoaccel) holds the private apt state
 EOF
 }
@@ -435,9 +437,10 @@ fetch_protobuf() {
   fetch_source "$PROTOBUF_SRC_PKG" "$PROTOBUF_VERSION" "$PROTOBUF_DIR" src/google/protobuf/parse_context.h
 }
 
-# The highest Debian version of abseil VERSION_PREFIX in SUITE, into
-# third_party/src/abseil-<upstream version>/.
-fetch_abseil() {
+# For each of ABSEIL_SPECS, the highest Debian version of abseil
+# VERSION_PREFIX in SUITE, into third_party/src/abseil-<version prefix>/;
+# then jsoncpp.
+fetch_upstream_deps() {
   local spec suite prefix version
   setup_private_apt
   for spec in "${ABSEIL_SPECS[@]}"; do
@@ -449,6 +452,10 @@ fetch_abseil() {
     [[ -n $version ]] || die "no source package abseil $prefix* in suite $suite"
     fetch_source abseil "$version" "$SRC_DIR/abseil-$prefix" absl/base/config.h
   done
+  # jsoncpp, for v22.0's conformance runner (a git submodule upstream).
+  version=$(suite_versions libjsoncpp "$CODENAME" Sources | head -n 1)
+  [[ -n $version ]] || die "no source package libjsoncpp in suite $CODENAME"
+  fetch_source libjsoncpp "$version" "$SRC_DIR/jsoncpp" include/json/json.h
 }
 
 # ----------------------------------------------------------------- anchors --
@@ -585,7 +592,7 @@ main() {
   local target=${1:-all}
   (($# <= 1)) || { usage; exit 2; }
   case $target in
-    protobuf|anchors|abseil|all) ;;
+    protobuf|anchors|upstream|all) ;;
     -h|--help) usage; exit 0 ;;
     *) usage; exit 2 ;;
   esac
@@ -600,7 +607,7 @@ main() {
   case $target in
     protobuf) fetch_protobuf ;;
     anchors) fetch_anchors ;;
-    abseil) fetch_abseil ;;
+    upstream) fetch_upstream_deps ;;
     all) fetch_protobuf; fetch_anchors ;;
   esac
   log "finished '$target' in ${SECONDS}s"
