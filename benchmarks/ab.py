@@ -3,9 +3,10 @@
 
 The cases are grouped (a group is a case name without its last part, e.g.
 packed/parse/uint32/lt128 holds its 11 sizes). In each round every group runs
-once per library, one process each, the library given by LD_LIBRARY_PATH; the
-libraries alternate, their order rotating from group to group and round to
-round, so that a slow minute of the machine falls on all of them alike. With
+once per library (--only limits a library to some groups), one process each,
+the library given by LD_LIBRARY_PATH; the libraries alternate, their order
+rotating from group to group and round to round, so that a slow minute of
+the machine falls on all of them alike. With
 --lock FILE every process runs holding an exclusive flock on FILE, for
 machines where others benchmark too (run.json keeps the time spent waiting).
 
@@ -88,6 +89,9 @@ def main():
     p.add_argument("--min-time", default="0.04",
                    help="google-benchmark's --benchmark_min_time, seconds")
     p.add_argument("--filter", default=".", help="regular expression on case names")
+    p.add_argument("--only", action="append", default=[], metavar="NAME=REGEX",
+                   help="library NAME runs only the cases REGEX matches (the others "
+                        "have no result from it)")
     p.add_argument("--lock", help="run each process holding an exclusive flock on this file")
     p.add_argument("--out", required=True, help="folder for the JSON")
     args = p.parse_args()
@@ -114,6 +118,22 @@ def main():
         die(f"no case matches --filter '{args.filter}' "
             f"(list them: {libs[0][2]} --benchmark_list_tests)")
     groups = group_cases(cases)
+    only = {}
+    for spec in args.only:
+        name, _, regex = spec.partition("=")
+        if name not in [n for n, _, _ in libs]:
+            die(f"--only {spec}: no --lib {name}")
+        only[name] = re.compile(regex)
+
+    def runs(name, group, lasts):
+        return name not in only or bool(only[name].search(f"{group}/{lasts[0]}"))
+
+    for name, _, _ in list(libs):
+        if not any(runs(name, g, l) for g, l in groups):
+            print(f"[ab] {name}: no case to run (--only {only[name].pattern}); left out",
+                  file=sys.stderr, flush=True)
+            libs = [lib for lib in libs if lib[0] != name]
+            del only[name]
 
     json_dir = os.path.join(args.out, "json")
     os.makedirs(json_dir, exist_ok=True)
@@ -125,8 +145,9 @@ def main():
     merged = {(name, r): None for name, _, _ in libs for r in range(args.rounds)}
     loaded = {}
     skipped = set()
-    total = args.rounds * len(groups) * len(libs)
-    print(f"[ab] {len(cases)} cases in {len(groups)} groups, {len(libs)} libraries, "
+    total = args.rounds * sum(runs(name, g, l) for name, _, _ in libs for g, l in groups)
+    print(f"[ab] {len(cases)} cases in {len(groups)} groups, {len(libs)} libraries"
+          f"{' (' + ', '.join(f'{n} on some' for n in only) + ')' if only else ''}, "
           f"{args.rounds} round{'s' if args.rounds > 1 else ''}: {total} runs", file=sys.stderr, flush=True)
     lock = open(args.lock, "a") if args.lock else None  # noqa: SIM115
     lock_wait = 0.0
@@ -134,8 +155,9 @@ def main():
     done = 0
     for r in range(args.rounds):
         for gi, (group, lasts) in enumerate(groups):
-            k = (r + gi) % len(libs)
-            for name, libdir, bench in libs[k:] + libs[:k]:
+            group_libs = [lib for lib in libs if runs(lib[0], group, lasts)]
+            k = (r + gi) % len(group_libs)
+            for name, libdir, bench in group_libs[k:] + group_libs[:k]:
                 done += 1
                 elapsed = time.time() - started
                 left = f", ~{clock(elapsed / (done - 1) * (total - done + 1))} left" if done > 1 else ""
@@ -189,6 +211,7 @@ def main():
         "rounds": args.rounds,
         "min_time": args.min_time,
         "filter": args.filter,
+        "only": {name: regex.pattern for name, regex in only.items()},
         "cases": len(cases),
         "groups": len(groups),
         "started": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(started)),

@@ -191,7 +191,9 @@ class Report:
         self.add(f"Run {run['started']}, {run['seconds'] / 60:.1f} minutes of "
                  f"benchmarking{waited}: {run['cases']} cases, {run['rounds']} round"
                  f"{'s' if run['rounds'] > 1 else ''} per library, google-benchmark "
-                 f"min_time {run['min_time']} s, case filter `{run['filter']}`.", "")
+                 f"min_time {run['min_time']} s, case filter `{run['filter']}`" +
+                 "".join(f"; **{name}** only on `{regex}`"
+                         for name, regex in run.get("only", {}).items()) + ".", "")
         self.add("Times are google-benchmark's real time per operation, in ns: the "
                  "median of the rounds, with their spread (min..max) in the full "
                  "tables. Speed-up = median time of "
@@ -248,26 +250,28 @@ class Report:
         self.table(["library", "LD_LIBRARY_PATH", "program", "loaded"], rows)
 
     def summary(self, title, headline):
+        cases = [(f"{prefix}/{SUMMARY_N}", label) for prefix, label in headline
+                 if f"{prefix}/{SUMMARY_N}" in self.cases]
+        if not cases:
+            return
+        # Only the libraries that ran these cases (see ab.py --only).
+        names = [n for n in self.names if any(self.median(c, n) for c, _ in cases)]
+        others = [n for n in names if n != self.base]
         rows = []
-        for prefix, label in headline:
-            case = f"{prefix}/{SUMMARY_N}"
-            if case not in self.cases:
-                continue
+        for case, label in cases:
             base = self.lib(case, self.base)
             wire = base.get("wire_bytes")
             values = base.get("values")
             row = [label, f"`{case}`",
                    fmt(wire / values) if wire and values else "-"]
-            for name in self.names:
+            for name in names:
                 row.append(fmt(self.median(case, name)))
-            for name in self.others:
+            for name in others:
                 row.append(fmt_ratio(self.speedup(case, name)))
             rows.append(row)
-        if not rows:
-            return
         self.add(f"## Summary: {title}, N = {SUMMARY_N:,} values", "")
-        header = ["case", "name", "wire B/value"] + [f"{n} ns/op" for n in self.names] + \
-                 [f"{n} speed-up" for n in self.others]
+        header = ["case", "name", "wire B/value"] + [f"{n} ns/op" for n in names] + \
+                 [f"{n} speed-up" for n in others]
         self.table(header, rows)
 
     def means(self):
@@ -481,7 +485,8 @@ class Report:
             for name in self.names:
                 lib = row["libraries"].get(name, {})
                 cells.append(f"{fmt(lib['median_ns'])} ({fmt(lib['min_ns'])}.."
-                             f"{fmt(lib['max_ns'])})" if "median_ns" in lib else "skipped")
+                             f"{fmt(lib['max_ns'])})" if "median_ns" in lib else
+                             "skipped" if "skipped" in lib else "not run")
             for name in self.others:
                 cells.append(fmt_ratio(row["speedup"].get(name)))
             for name in self.names:

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Checks ci/ab.sh end to end, fast: a --quick run of two tiny cases and one
-# kernel benchmark into out/test-ab/, then tests/ab_report_test.py on what it
-# wrote (sections, tables, plots, the JSON beside the report, and the
-# report's numbers against medians computed afresh from that JSON), a
-# dataset case without its file, and a misspelt option's one-line error.
+# Checks ci/ab.sh end to end, fast: a --quick run of four tiny cases (stock,
+# accel, and accel-headers on the two serialize ones) and one kernel
+# benchmark into out/test-ab/, then tests/ab_report_test.py on what it wrote
+# (sections, tables, plots, the JSON beside the report, and the report's
+# numbers against medians computed afresh from that JSON), a dataset case
+# without its file, and a misspelt option's one-line error.
 #
 # Usage: ci/test-ab.sh [--build DIR]   (default out/build, ci/test.sh's build;
 #        the libraries in out/stock and out/accel are used as they are)
@@ -15,7 +16,8 @@ build=out/build
 [ "${1:-}" != --build ] || build=${2:?--build needs a folder}
 
 out=out/test-ab
-cases=(packed/parse/uint32/lt128/16 packed/parse/uint32/lt128/10000)
+cases=(packed/parse/uint32/lt128/16 packed/parse/uint32/lt128/10000
+       packed/serialize/uint32/lt128/16 packed/serialize/uint32/lt128/10000)
 libs=()
 for variant in stock accel; do
   [ -e "out/$variant/lib/libprotobuf.so.32" ] && libs+=(--lib "$variant=out/$variant")
@@ -23,7 +25,7 @@ done
 
 step "ci/ab.sh --quick on ${cases[*]}"
 rm -rf "$out"
-bash ci/ab.sh --quick --filter '^packed/parse/uint32/lt128/(16|10000)$' \
+bash ci/ab.sh --quick --filter '^packed/(parse|serialize)/uint32/lt128/(16|10000)$' \
   --kernels '^decode_uint32/1B/scalar/4096$' --build "$build" --out "$out" "${libs[@]}"
 
 step "the report"
