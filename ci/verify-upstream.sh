@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# Checks a patch series of patches/protobuf-<release>/ on your own checkout of
+# upstream protobuf, at the release's tag:
+#   1. applies the series with `git am` to a clone of the checkout (accel),
+#      and the series' stock.series (build fixes only) to another (stock);
+#   2. builds both, with abseil from Debian's source (third_party/fetch.sh
+#      upstream) unless ABSEIL_PREFIX is given, and installs them;
+#   3. runs upstream's unit tests (by default the suites that parse and
+#      serialize) and the conformance suite on both: the same tests must pass;
+#   4. runs the A/B benchmark (benchmarks/ab.py): message_bench built against
+#      each install, the libraries alternating; writes OUT/report.md.
+# The checkout itself is only read. CI does not run this (upstream sources are
+# in no registry); it is how a contributor checks a series.
+#
+# Usage: ci/verify-upstream.sh [options] PROTOBUF_CHECKOUT [ABSEIL_PREFIX]
+#   PROTOBUF_CHECKOUT   a git checkout of protobuf whose HEAD is a release
+#                       tag with a series here (v22.0, v36.0)
+#   ABSEIL_PREFIX       an abseil install (ABSEIL_PREFIX/lib/cmake/absl);
+#                       default: Debian's source of the release's abseil,
+#                       built into out/upstream/absl-VERSION
+#   --tests FILTER      gtest filter for upstream's `tests` (default: the
+#                       parse and serialize suites; '*' runs all)
+#   --no-tests          no unit tests, no conformance
+#   --no-ab             no A/B benchmark
+#   --rounds N, --min-time S   the A/B's rounds (default 3), min time (0.05)
+#   --out DIR           where everything goes (default out/upstream/TAG)
+#   --lock FILE         builds, tests and benchmarks under flock(1) on FILE
+#                       (default: $PROTOACCEL_LOCK, if set)
+#   -h, --help          this text
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
+need_value() { if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value (try --help)"; fi; }
+
+# The upstream tests that parse and serialize (suite names of `tests`).
+readonly DEFAULT_TESTS='*Parse*:*Parsing*:*Packed*:*Varint*:*Utf8*:*UTF8*:*Extension*:*WireFormat*:*CodedStream*:*Serializ*:*Repeated*:*Generated*:*TcParser*:*Dynamic*:*Reflection*:*Unknown*:*Lite*'
+# The A/B cases of the issue's targets.
+readonly AB_FILTER='^(packed/(parse|serialize)/(uint32/(lt128|rand)|uint64/rand|int32/neg)/(1|4|16|10000)|string/parse/(mixed|ascii)/(8|32|1024)|numberbatch/parse/10000|dataset/parse/.*)$'
+
+tests_filter=$DEFAULT_TESTS
+run_tests=true
+run_ab=true
+rounds=3
+min_time=0.05
+out=
+lock=${PROTOACCEL_LOCK:-}
+args=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --tests) need_value "$@"; tests_filter=$2; shift ;;
+    --no-tests) run_tests=false ;;
+    --no-ab) run_ab=false ;;
+    --rounds) need_value "$@"; rounds=$2; shift ;;
+    --min-time) need_value "$@"; min_time=$2; shift ;;
+    --out) need_value "$@"; out=$2; shift ;;
+    --lock) need_value "$@"; lock=$2; shift ;;
+    -h|--help) usage; exit 0 ;;
+    -*) die "unknown option: $1 (try --help)" ;;
+    *) args+=("$1") ;;
+  esac
+  shift
+done
+[ ${#args[@]} -ge 1 ] && [ ${#args[@]} -le 2 ] ||
+  die "usage: ci/verify-upstream.sh [options] PROTOBUF_CHECKOUT [ABSEIL_PREFIX] (try --help)"
+checkout=$(cd "${args[0]}" 2>/dev/null && pwd) || die "${args[0]}: no such folder"
+abseil_prefix=${args[1]:-}
+locked=()
+[ -z "$lock" ] || locked=(flock "$lock")
+
+# --------------------------------------------------------------- the tag --
+git -C "$checkout" rev-parse --git-dir >/dev/null 2>&1 || die "$checkout is not a git checkout"
+commit=$(git -C "$checkout" rev-parse HEAD)
+# A commit may carry several tags (v22.0 is also v3.22.0): the one with a series.
+tags=$(git -C "$checkout" tag --points-at HEAD | tr '\n' ' ')
+[ -n "$tags" ] ||
+  die "$checkout: HEAD ($commit) is at no tag; check out the release's tag (e.g. git checkout v36.0)"
+tag=
+for t in $tags; do
+  if [ -f "patches/protobuf-${t#v}/series" ]; then tag=$t; break; fi
+done
+[ -n "$tag" ] ||
+  die "no series for $tags(series here: $(cd patches && ls -d protobuf-* | tr '\n' ' '))"
+release=${tag#v}
+series_dir=$ROOT/patches/protobuf-$release
+case $release in
+  22.*) abseil_version=20240722 ;;  # 22.0 wants LTS 20230125, which no Debian suite has
+  *) abseil_version=20260526 ;;
+esac
+[ -n "$out" ] || out=out/upstream/$tag
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+echo "protobuf $tag at $commit ($checkout); series $series_dir"
+
+step "packages"
+ensure_build_packages
+ensure_packages libjsoncpp-dev python3 python3-matplotlib
+
+# ---------------------------------------------------------------- abseil --
+if [ -z "$abseil_prefix" ]; then
+  step "abseil $abseil_version from Debian's source"
+  bash third_party/fetch.sh upstream
+  abseil_prefix=$ROOT/out/upstream/absl-$abseil_version
+  if [ ! -f "$abseil_prefix/lib/cmake/absl/abslConfig.cmake" ]; then
+    "${locked[@]}" bash -c "source ci/lib.sh && configure_and_build \
+      third_party/src/abseil-$abseil_version out/upstream/build-absl-$abseil_version \
+      -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DABSL_PROPAGATE_CXX_STD=ON \
+      -DBUILD_SHARED_LIBS=ON -DABSL_BUILD_TESTING=OFF -DBUILD_TESTING=OFF \
+      -DCMAKE_INSTALL_PREFIX=$abseil_prefix && \
+      ninja -C out/upstream/build-absl-$abseil_version install >/dev/null"
+  fi
+fi
+abseil_prefix=$(cd "$abseil_prefix" && pwd)
+[ -f "$abseil_prefix/lib/cmake/absl/abslConfig.cmake" ] ||
+  die "$abseil_prefix/lib/cmake/absl/abslConfig.cmake is missing: not an abseil install"
+echo "abseil: $abseil_prefix"
+
+# ------------------------------------------------------ sources and builds --
+# prepare VARIANT: a clone of the checkout at the tag, its series applied;
+# remade when the series changes.
+prepare() {
+  local variant=$1 src=$out/src-$1 series=$series_dir/series stamp
+  [ "$variant" = stock ] && series=$series_dir/stock.series
+  stamp=$( (echo "$commit"; cat "$series"; sed "s|^|$series_dir/|" "$series" | xargs -r cat) |
+    sha256sum | cut -c1-16)
+  if [ -f "$src/.protoaccel-stamp" ] && [ "$(cat "$src/.protoaccel-stamp")" = "$stamp" ]; then
+    echo "$variant: $src is up to date"
+    return
+  fi
+  rm -rf "$src"
+  git clone -q --no-checkout "$checkout" "$src"
+  git -C "$src" checkout -q --detach "$commit"
+  local n=0 patch
+  while read -r patch; do
+    [ -n "$patch" ] || continue
+    git -C "$src" -c user.name=protoaccel -c user.email=dev@protoaccel.invalid \
+      am -q --keep-cr "$series_dir/$patch" || die "$variant: git am $patch failed on $tag"
+    n=$((n + 1))
+  done <"$series"
+  # v22.0's conformance runner wants jsoncpp's source as a submodule.
+  if [ ! -f "$src/third_party/jsoncpp/CMakeLists.txt" ]; then
+    if [ -f "$checkout/third_party/jsoncpp/CMakeLists.txt" ]; then
+      cp -a "$checkout/third_party/jsoncpp/." "$src/third_party/jsoncpp/"
+    else
+      mkdir -p "$src/third_party/jsoncpp"
+      cp -a third_party/src/jsoncpp/. "$src/third_party/jsoncpp/"
+    fi
+  fi
+  echo "$stamp" >"$src/.protoaccel-stamp"
+  echo "$variant: $n patch(es) applied with git am ($src)"
+}
+
+build() {
+  local variant=$1 src=$out/src-$1 dir=$out/build-$1 prefix=$out/$1
+  local extra=()
+  [ "$variant" = accel ] && extra+=("-Dprotobuf_PROTOACCEL_DIR=$ROOT")
+  local tests=OFF
+  $run_tests && tests=ON
+  "${locked[@]}" bash -c 'source ci/lib.sh && configure_and_build "$@"' _ "$src" "$dir" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON \
+    -Dprotobuf_ABSL_PROVIDER=package -Dprotobuf_LOCAL_DEPENDENCIES_ONLY=ON \
+    "-Dabsl_DIR=$abseil_prefix/lib/cmake/absl" -Dprotobuf_USE_EXTERNAL_GTEST=ON \
+    -Dprotobuf_BUILD_TESTS=$tests -Dprotobuf_BUILD_CONFORMANCE=$tests \
+    "-DCMAKE_INSTALL_PREFIX=$prefix" "${extra[@]}"
+  "${locked[@]}" ninja -C "$dir" install >/dev/null || die "$variant: install failed"
+}
+
+for variant in stock accel; do
+  step "protobuf $tag, $variant: sources"
+  prepare "$variant"
+  step "protobuf $tag, $variant: build (tests: $run_tests)"
+  build "$variant"
+done
+
+# ----------------------------------------------------------------- tests --
+if $run_tests; then
+  step "upstream's unit tests (--gtest_filter='$tests_filter') and conformance"
+  for variant in stock accel; do
+    dir=$out/build-$variant src=$out/src-$variant
+    (cd "$src" && "${locked[@]}" "$dir/tests" "--gtest_filter=$tests_filter" --gtest_brief=1) \
+      >"$out/tests-$variant.txt" 2>&1 ||
+      { tail -20 "$out/tests-$variant.txt"; die "$variant: upstream tests failed ($out/tests-$variant.txt)"; }
+    echo "  $variant tests: $(grep -E '^\[  PASSED  \]' "$out/tests-$variant.txt")"
+    (cd "$dir" && "${locked[@]}" ./lite-test --gtest_brief=1) >"$out/lite-test-$variant.txt" 2>&1 ||
+      { tail -20 "$out/lite-test-$variant.txt"; die "$variant: lite-test failed"; }
+    echo "  $variant lite-test: $(grep -E '^\[  PASSED  \]' "$out/lite-test-$variant.txt")"
+    (cd "$src/conformance" && "${locked[@]}" "$dir/conformance_test_runner" \
+      --failure_list failure_list_cpp.txt \
+      --text_format_failure_list text_format_failure_list_cpp.txt \
+      "$dir/conformance_cpp") >"$out/conformance-$variant.txt" 2>&1 ||
+      { tail -20 "$out/conformance-$variant.txt"; die "$variant: conformance failed"; }
+    echo "  $variant conformance: $(grep -E '^CONFORMANCE SUITE' "$out/conformance-$variant.txt")"
+  done
+  for kind in tests lite-test conformance; do
+    a=$(grep -E '^\[  PASSED  \]|^\[  SKIPPED \]|^CONFORMANCE SUITE' "$out/$kind-stock.txt")
+    b=$(grep -E '^\[  PASSED  \]|^\[  SKIPPED \]|^CONFORMANCE SUITE' "$out/$kind-accel.txt")
+    [ "$a" = "$b" ] || die "$kind: stock and accel differ:\n$a\n$b"
+  done
+  echo "  stock and accel: the same tests passed"
+fi
+
+# ------------------------------------------------------------------ A/B ---
+if $run_ab; then
+  ab_libs=()
+  for variant in stock accel; do
+    step "message_bench against $tag $variant"
+    "${locked[@]}" bash -c 'source ci/lib.sh && configure_and_build "$@"' _ \
+      benchmarks/standalone "$out/bench-$variant" -DCMAKE_BUILD_TYPE=Release \
+      "-DCMAKE_PREFIX_PATH=$out/$variant;$abseil_prefix"
+    ab_libs+=(--lib "$variant=$out/$variant/lib:$out/bench-$variant/message_bench")
+  done
+  step "A/B: stock vs accel $tag, $rounds round(s), min time $min_time s"
+  rm -rf "$out/report"
+  bash third_party/fetch.sh protobuf  # Google's datasets, from the 3.21.12 source
+  /usr/bin/python3 benchmarks/ab.py --bench "$out/bench-stock/message_bench" "${ab_libs[@]}" \
+    --rounds "$rounds" --min-time "$min_time" --filter "$AB_FILTER" --out "$out/report" \
+    ${lock:+--lock "$lock"}
+  /usr/bin/python3 benchmarks/ab_report.py --out "$out/report" >/dev/null
+  sed -n '/^## Summary: parse/,/^## Libraries/p' "$out/report/report.md" | sed '$d'
+  echo "report: $out/report/report.md"
+fi
+echo
+echo "protobuf $tag: series verified"
