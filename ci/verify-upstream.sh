@@ -15,9 +15,10 @@
 # Usage: ci/verify-upstream.sh [options] PROTOBUF_CHECKOUT [ABSEIL_PREFIX]
 #   PROTOBUF_CHECKOUT   a git checkout of protobuf whose HEAD is a release
 #                       tag with a series here (v22.0, v36.0)
-#   ABSEIL_PREFIX       an abseil install (ABSEIL_PREFIX/lib/cmake/absl);
-#                       default: Debian's source of the release's abseil,
-#                       built into out/upstream/absl-VERSION
+#   ABSEIL_PREFIX       an abseil install (ABSEIL_PREFIX/lib/cmake/absl),
+#                       with its test helpers for upstream's tests; default:
+#                       Debian's source of the release's abseil, built into
+#                       out/upstream/absl-VERSION
 #   --tests FILTER      gtest filter for upstream's `tests` (default: the
 #                       parse and serialize suites; '*' runs all)
 #   --no-tests          no unit tests, no conformance
@@ -107,6 +108,7 @@ if [ -z "$abseil_prefix" ]; then
       third_party/src/abseil-$abseil_version out/upstream/build-absl-$abseil_version \
       -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DABSL_PROPAGATE_CXX_STD=ON \
       -DBUILD_SHARED_LIBS=ON -DABSL_BUILD_TESTING=OFF -DBUILD_TESTING=OFF \
+      -DABSL_BUILD_TEST_HELPERS=ON -DABSL_USE_EXTERNAL_GOOGLETEST=ON -DABSL_FIND_GOOGLETEST=ON \
       -DCMAKE_INSTALL_PREFIX=$abseil_prefix && \
       ninja -C out/upstream/build-absl-$abseil_version install >/dev/null"
   fi
@@ -161,7 +163,7 @@ build() {
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON \
     -Dprotobuf_ABSL_PROVIDER=package -Dprotobuf_LOCAL_DEPENDENCIES_ONLY=ON \
     "-Dabsl_DIR=$abseil_prefix/lib/cmake/absl" -Dprotobuf_USE_EXTERNAL_GTEST=ON \
-    -Dprotobuf_BUILD_TESTS=$tests -Dprotobuf_BUILD_CONFORMANCE=$tests \
+    -Dprotobuf_BUILD_TESTS=$tests -Dprotobuf_BUILD_CONFORMANCE=$tests -Dprotobuf_BUILD_LIBUPB=OFF \
     "-DCMAKE_INSTALL_PREFIX=$prefix" "${extra[@]}"
   "${locked[@]}" ninja -C "$dir" install >/dev/null || die "$variant: install failed"
 }
@@ -205,7 +207,9 @@ if $run_ab; then
   ab_libs=()
   for variant in stock accel; do
     step "message_bench against $tag $variant"
-    "${locked[@]}" bash -c 'source ci/lib.sh && configure_and_build "$@"' _ \
+    # The installed protoc finds abseil only through the loader's path.
+    LD_LIBRARY_PATH=$abseil_prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+      "${locked[@]}" bash -c 'source ci/lib.sh && configure_and_build "$@"' _ \
       benchmarks/standalone "$out/bench-$variant" -DCMAKE_BUILD_TYPE=Release \
       "-DCMAKE_PREFIX_PATH=$out/$variant;$abseil_prefix"
     ab_libs+=(--lib "$variant=$out/$variant/lib:$out/bench-$variant/message_bench")
