@@ -61,8 +61,15 @@ def clock(seconds):
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
+def library_env(libdir):
+    """The environment that loads libprotobuf from libdir: libdir first on
+    LD_LIBRARY_PATH, the inherited path (e.g. abseil's) after it."""
+    inherited = os.environ.get("LD_LIBRARY_PATH")
+    return dict(os.environ, LD_LIBRARY_PATH=libdir + (":" + inherited if inherited else ""))
+
+
 def list_cases(bench, libdir, regex):
-    env = dict(os.environ, LD_LIBRARY_PATH=libdir)
+    env = library_env(libdir)
     out = subprocess.run([bench, "--benchmark_list_tests=true",
                           f"--benchmark_filter={regex}"],
                          env=env, check=True, capture_output=True, text=True)
@@ -168,7 +175,7 @@ def main():
                 cmd = [bench, f"--benchmark_filter={regex}",
                        f"--benchmark_min_time={args.min_time}",
                        f"--benchmark_out={scratch}", "--benchmark_out_format=json"]
-                env = dict(os.environ, LD_LIBRARY_PATH=libdir)
+                env = library_env(libdir)
                 waited = time.time()
                 if lock is not None:
                     fcntl.flock(lock, fcntl.LOCK_EX)

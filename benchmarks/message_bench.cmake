@@ -5,7 +5,8 @@
 #
 # protoaccel_add_message_bench(PROTOC LIBPROTOBUF_TARGET [PROTOC_LIBDIR])
 #   PROTOC        protoc of the same release as the headers (path or target)
-#   PROTOC_LIBDIR put on LD_LIBRARY_PATH to run protoc (a private install)
+#   PROTOC_LIBDIR put on LD_LIBRARY_PATH to run protoc (a private install),
+#                 before the LD_LIBRARY_PATH that CMake was configured with
 #
 # Google's benchmark datasets (their .proto and .pb) come from the protobuf
 # source that third_party/fetch.sh unpacks; a missing .proto is left out of
@@ -24,7 +25,13 @@ function(protoaccel_add_message_bench protoc libprotobuf)
   endif()
   set(run_protoc ${protoc})
   if(ARGC GREATER 2)
-    set(run_protoc ${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${ARGV2} ${protoc})
+    # The configuring environment's path stays behind it: a protoc of
+    # protobuf 22 or later finds abseil there.
+    set(path ${ARGV2})
+    if(DEFINED ENV{LD_LIBRARY_PATH})
+      set(path "${path}:$ENV{LD_LIBRARY_PATH}")
+    endif()
+    set(run_protoc ${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${path} ${protoc})
   endif()
   set(protos
     ${PROTOACCEL_REPO_ROOT}/tests/libprotobuf/corpus3.proto

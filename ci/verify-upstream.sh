@@ -217,7 +217,8 @@ if $run_ab; then
   step "A/B: stock vs accel $tag, $rounds round(s), min time $min_time s"
   rm -rf "$out/report"
   bash third_party/fetch.sh protobuf  # Google's datasets, from the 3.21.12 source
-  /usr/bin/python3 benchmarks/ab.py --bench "$out/bench-stock/message_bench" "${ab_libs[@]}" \
+  LD_LIBRARY_PATH=$abseil_prefix/lib /usr/bin/python3 benchmarks/ab.py \
+    --bench "$out/bench-stock/message_bench" "${ab_libs[@]}" \
     --rounds "$rounds" --min-time "$min_time" --filter "$AB_FILTER" --out "$out/report" \
     ${lock:+--lock "$lock"}
   /usr/bin/python3 benchmarks/ab_report.py --out "$out/report" >/dev/null
