@@ -46,6 +46,13 @@ def empty(ax, text="no case of this kind ran"):
             color="gray")
 
 
+def side_by_side(title):
+    """A figure of two panels, one per op or family."""
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5))
+    fig.suptitle(title)
+    return fig, axes
+
+
 def finish(ax, drawn, xlabel, ylabel=None, fontsize=7):
     """A legend and axis labels on a panel that has lines, else a note."""
     if not drawn:
@@ -158,8 +165,7 @@ def penalty_plot(cases, names, by_series, folder, written):
 
 def string_plot(cases, names, folder, written):
     title = "Cost of the UTF-8 check: (string - bytes) ns per byte, by length"
-    fig, axes = plt.subplots(1, 2, figsize=(13, 5))
-    fig.suptitle(title)
+    fig, axes = side_by_side(title)
     for ax, op in zip(axes, ("parse", "serialize")):
         ax.set_title(op)
         ax.set_xscale("log")
@@ -187,8 +193,7 @@ def string_plot(cases, names, folder, written):
 
 def messages_plot(cases, names, folder, written):
     title = "NumberBatch and UID list: ns per value by N (log-log)"
-    fig, axes = plt.subplots(1, 2, figsize=(13, 5))
-    fig.suptitle(title)
+    fig, axes = side_by_side(title)
     for ax, family in zip(axes, ("numberbatch", "uidlist")):
         ax.set_title(family)
         ax.set_xscale("log")
