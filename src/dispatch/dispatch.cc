@@ -20,17 +20,24 @@ constexpr const char* kFamilyNames[kFamilyCount] = {
 
 // The implementations of each family, indexed by level; nullptr where a level
 // has none of its own (it then uses the best one below it).
+#if PROTOACCEL_X86_KERNELS
+#define X86_ONLY(kernels) &kernels
+#else
+#define X86_ONLY(kernels) nullptr
+#endif
 constexpr const VarintCountKernels* kVarintCountByIsa[kIsaCount] = {
-    &kVarintCountScalar, &kVarintCountSse4, &kVarintCountAvx2,
-    &kVarintCountAvx512};
+    &kVarintCountScalar, X86_ONLY(kVarintCountSse4),
+    X86_ONLY(kVarintCountAvx2), X86_ONLY(kVarintCountAvx512)};
 constexpr const VarintDecodeKernels* kVarintDecodeByIsa[kIsaCount] = {
-    &kVarintDecodeScalar, &kVarintDecodeSse4, &kVarintDecodeAvx2,
-    &kVarintDecodeAvx512};
+    &kVarintDecodeScalar, X86_ONLY(kVarintDecodeSse4),
+    X86_ONLY(kVarintDecodeAvx2), X86_ONLY(kVarintDecodeAvx512)};
 constexpr const Utf8Kernels* kUtf8ByIsa[kIsaCount] = {
-    &kUtf8Scalar, &kUtf8Sse4, &kUtf8Avx2, &kUtf8Avx512};
+    &kUtf8Scalar, X86_ONLY(kUtf8Sse4), X86_ONLY(kUtf8Avx2),
+    X86_ONLY(kUtf8Avx512)};
 constexpr const VarintEncodeKernels* kVarintEncodeByIsa[kIsaCount] = {
-    &kVarintEncodeScalar, &kVarintEncodeSse4, &kVarintEncodeAvx2,
-    &kVarintEncodeAvx512};
+    &kVarintEncodeScalar, X86_ONLY(kVarintEncodeSse4),
+    X86_ONLY(kVarintEncodeAvx2), X86_ONLY(kVarintEncodeAvx512)};
+#undef X86_ONLY
 
 template <typename Table>
 const Table& Best(const Table* const (&by_isa)[kIsaCount], int level,

@@ -12,6 +12,14 @@
 
 #include "protoaccel/protoaccel.h"
 
+// The SSE4.1, AVX2 and AVX-512 kernels exist only on x86 (64- and 32-bit);
+// elsewhere their files compile to nothing and every family runs scalar.
+#if defined(__x86_64__) || defined(__i386__)
+#define PROTOACCEL_X86_KERNELS 1
+#else
+#define PROTOACCEL_X86_KERNELS 0
+#endif
+
 namespace protoaccel {
 namespace internal {
 

@@ -1,9 +1,11 @@
 // UTF-8 validation with AVX2: the lookup algorithm of lookup.h, 32 bytes a
 // vector and 64 a step.
 
+#include "dispatch/kernels.h"
+
+#if PROTOACCEL_X86_KERNELS
 #include <immintrin.h>
 
-#include "dispatch/kernels.h"
 #include "utf8_validate/scalar_utf8.h"
 
 #pragma GCC target("avx2,bmi,lzcnt,popcnt")
@@ -92,3 +94,5 @@ const Utf8Kernels kUtf8Avx2 = {ValidateAvx2, ValidPrefixAvx2};
 
 }  // namespace internal
 }  // namespace protoaccel
+
+#endif  // PROTOACCEL_X86_KERNELS

@@ -7,9 +7,11 @@
 // the index: it reads six bits, and the 16-byte tables are repeated four
 // times, so the two bits above the nibble make no difference.
 
+#include "dispatch/kernels.h"
+
+#if PROTOACCEL_X86_KERNELS
 #include <immintrin.h>
 
-#include "dispatch/kernels.h"
 #include "utf8_validate/scalar_utf8.h"
 
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,popcnt")
@@ -62,7 +64,7 @@ alignas(64) constexpr uint8_t kIndexes[128] = {
 inline __m512i Load64(const void* p) { return _mm512_loadu_si512(p); }
 // A tail, 1 to 63 bytes, then zeros. Masked-off bytes are not read.
 inline __m512i LoadTail(const char* p, size_t r) {
-  return _mm512_maskz_loadu_epi8(_bzhi_u64(~uint64_t{0}, r), p);
+  return _mm512_maskz_loadu_epi8((uint64_t{1} << r) - 1, p);
 }
 
 inline bool AnyTopBit(__m512i v) { return _mm512_movepi8_mask(v) != 0; }
@@ -197,3 +199,5 @@ const Utf8Kernels kUtf8Avx512 = {ValidateAvx512, ValidPrefixAvx512};
 
 }  // namespace internal
 }  // namespace protoaccel
+
+#endif  // PROTOACCEL_X86_KERNELS

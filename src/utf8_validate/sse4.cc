@@ -1,9 +1,11 @@
 // UTF-8 validation with SSE4.1 (SSSE3's pshufb and palignr): the lookup
 // algorithm of lookup.h, 16 bytes a vector and 64 a step.
 
+#include "dispatch/kernels.h"
+
+#if PROTOACCEL_X86_KERNELS
 #include <immintrin.h>
 
-#include "dispatch/kernels.h"
 #include "utf8_validate/scalar_utf8.h"
 
 #pragma GCC target("sse4.1,ssse3,popcnt")
@@ -78,3 +80,5 @@ const Utf8Kernels kUtf8Sse4 = {ValidateSse4, ValidPrefixSse4};
 
 }  // namespace internal
 }  // namespace protoaccel
+
+#endif  // PROTOACCEL_X86_KERNELS

@@ -1,8 +1,9 @@
 // Varint count with AVX2: a popcount of each 32-byte block's movemask.
 
-#include <immintrin.h>
-
 #include "dispatch/kernels.h"
+
+#if PROTOACCEL_X86_KERNELS
+#include <immintrin.h>
 
 #pragma GCC target("avx2,popcnt")
 
@@ -36,3 +37,5 @@ const VarintCountKernels kVarintCountAvx2 = {CountVarintsAvx2};
 
 }  // namespace internal
 }  // namespace protoaccel
+
+#endif  // PROTOACCEL_X86_KERNELS

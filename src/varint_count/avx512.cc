@@ -1,9 +1,10 @@
 // Varint count with AVX-512 BW: a popcount of each 64-byte block's
 // terminator mask; the tail through a masked load.
 
-#include <immintrin.h>
-
 #include "dispatch/kernels.h"
+
+#if PROTOACCEL_X86_KERNELS
+#include <immintrin.h>
 
 #pragma GCC target("avx512f,avx512bw,popcnt")
 
@@ -43,3 +44,5 @@ const VarintCountKernels kVarintCountAvx512 = {CountVarintsAvx512};
 
 }  // namespace internal
 }  // namespace protoaccel
+
+#endif  // PROTOACCEL_X86_KERNELS

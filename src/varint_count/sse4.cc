@@ -1,9 +1,10 @@
 // Varint count with SSE2 and POPCNT: a popcount of each 16-byte block's
 // movemask.
 
-#include <immintrin.h>
-
 #include "dispatch/kernels.h"
+
+#if PROTOACCEL_X86_KERNELS
+#include <immintrin.h>
 
 #pragma GCC target("sse4.1,popcnt")
 
@@ -27,3 +28,5 @@ const VarintCountKernels kVarintCountSse4 = {CountVarintsSse4};
 
 }  // namespace internal
 }  // namespace protoaccel
+
+#endif  // PROTOACCEL_X86_KERNELS

@@ -1,10 +1,11 @@
 // Varint decode with AVX2: 32-byte blocks for the one-byte path (see block_decode.h).
 
+#include "dispatch/kernels.h"
+
+#if PROTOACCEL_X86_KERNELS
 #include <immintrin.h>
 
 #include <cstring>
-
-#include "dispatch/kernels.h"
 
 #pragma GCC target("avx2,bmi,lzcnt,popcnt")
 
@@ -163,3 +164,5 @@ const VarintDecodeKernels kVarintDecodeAvx2 = {
 
 }  // namespace internal
 }  // namespace protoaccel
+
+#endif  // PROTOACCEL_X86_KERNELS

@@ -103,7 +103,7 @@ inline void StoreShort8<Boolean>(__m128i v, bool* out) {
 inline __m128i LoadLow(const char* p, int bytes) {
   int64_t x = 0;
   std::memcpy(&x, p, bytes);
-  return _mm_cvtsi64_si128(x);
+  return _mm_set_epi64x(0, x);  // not _mm_cvtsi64_si128: x86-64 only
 }
 inline __m128i ZigZag32x4(__m128i x) {
   return _mm_xor_si128(_mm_srli_epi32(x, 1),

@@ -1,10 +1,11 @@
 // Varint decode with SSE4.1: 16-byte blocks for the one-byte path (see block_decode.h).
 
+#include "dispatch/kernels.h"
+
+#if PROTOACCEL_X86_KERNELS
 #include <immintrin.h>
 
 #include <cstring>
-
-#include "dispatch/kernels.h"
 
 #pragma GCC target("sse4.1,ssse3,popcnt")
 
@@ -114,3 +115,5 @@ const VarintDecodeKernels kVarintDecodeSse4 = {
 
 }  // namespace internal
 }  // namespace protoaccel
+
+#endif  // PROTOACCEL_X86_KERNELS

@@ -3,12 +3,13 @@
 // values come from one variable shift (vpsrlvd) of 0x80808080 by their
 // length; no BMI2 (PDEP is slow on AMD before Zen 3).
 
+#include "dispatch/kernels.h"
+
+#if PROTOACCEL_X86_KERNELS
 #include <immintrin.h>
 
 #include <cstddef>
 #include <cstdint>
-
-#include "dispatch/kernels.h"
 
 #pragma GCC target("avx2,bmi,lzcnt,popcnt")
 
@@ -296,3 +297,5 @@ const VarintEncodeKernels kVarintEncodeAvx2 = {
 
 }  // namespace internal
 }  // namespace protoaccel
+
+#endif  // PROTOACCEL_X86_KERNELS

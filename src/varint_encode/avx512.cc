@@ -23,13 +23,15 @@
 // at or past out + PackedSize(v, n), the room the API promises; nothing is
 // read at or past v + n either (masked loads for the last block).
 
+#include "dispatch/kernels.h"
+
+#if PROTOACCEL_X86_KERNELS
 #include <immintrin.h>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 
-#include "dispatch/kernels.h"
 #include "varint_encode/scalar_encode.h"
 
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512cd,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,popcnt")
@@ -426,3 +428,5 @@ const VarintEncodeKernels kVarintEncodeAvx512 = {
 
 }  // namespace internal
 }  // namespace protoaccel
+
+#endif  // PROTOACCEL_X86_KERNELS

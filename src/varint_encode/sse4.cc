@@ -11,12 +11,13 @@
 // 2^32 four values at a time in 32-bit lanes; else two at a time in
 // 64-bit lanes.
 
+#include "dispatch/kernels.h"
+
+#if PROTOACCEL_X86_KERNELS
 #include <immintrin.h>
 
 #include <cstddef>
 #include <cstdint>
-
-#include "dispatch/kernels.h"
 
 #pragma GCC target("sse4.1,ssse3,popcnt")
 
@@ -202,3 +203,5 @@ const VarintEncodeKernels kVarintEncodeSse4 = {
 
 }  // namespace internal
 }  // namespace protoaccel
+
+#endif  // PROTOACCEL_X86_KERNELS
