@@ -191,6 +191,38 @@ TEST_P(VarintDecodeTest, ElevenBytesAtEveryPosition) {
   }
 }
 
+// Runs of 10-byte varints (negative int32s), which AVX-512 takes eight at
+// a time, broken by one varint of every other length (or 11 bytes, an
+// error) at every position, so that a run ends and resumes at every offset
+// of its groups and blocks; then the same runs cut at every byte.
+TEST_P(VarintDecodeTest, TenByteRunsBroken) {
+  std::mt19937_64 rng(8);
+  for (int other = 1; other <= 11; ++other) {
+    for (int position = 0; position <= 40; ++position) {
+      std::string bytes;
+      for (int i = 0; i < 48; ++i) {
+        if (i == position) {
+          bytes += other == 11 ? std::string(10, '\x80') + '\x01'
+                               : VarintOfLength(RandomValueOfLength(rng, other), other);
+        }
+        // Padded to 10 bytes, bits 1-6 of the 10th (which count for
+        // nothing) set at random.
+        std::string varint = VarintOfLength(RandomValueOfLength(rng, 1 + rng() % 10), 10);
+        varint[9] = static_cast<char>(varint[9] | (rng() & 0x7e));
+        bytes += varint;
+      }
+      ASSERT_TRUE(CheckGuarded(bytes)) << "other " << other << " at " << position;
+      ASSERT_TRUE(CheckAligned(bytes, 16, rng)) << "other " << other << " at " << position;
+    }
+  }
+  std::string run;
+  for (int i = 0; i < 40; ++i) run += Varint(static_cast<uint64_t>(-1 - i));
+  for (size_t cut = 0; cut <= run.size(); ++cut) {
+    ASSERT_TRUE(CheckGuarded(run.substr(0, cut))) << "cut " << cut;
+    ASSERT_TRUE(CheckAligned(run.substr(0, cut), 16, rng)) << "cut " << cut;
+  }
+}
+
 // Cut a stream at every byte: whatever was whole is decoded, then the cut
 // varint fails (limit == end) or reads on into the slop.
 TEST_P(VarintDecodeTest, CutAtEveryByte) {

@@ -15,18 +15,21 @@
 // two is gathered whole; the bytes after each lane's first terminator are
 // cleared and the 7-bit groups packed with three shift-and-blend steps.
 // Varints of 9 or 10 bytes (64-bit values) take their last bits from a
-// second vpermb.
+// second vpermb. A run of 10-byte varints (negative int32 and int64
+// values) is taken eight at a time, 80 bytes, by a fixed permutation.
 //
 // Only bytes below `limit` are loaded (a masked load for the last block),
 // and only as many values as the blocks hold are stored (masked stores for
 // partial groups). A block holding an 11-byte varint, and whatever follows
 // the last block, go to the scalar decoder, whose errors are protobuf's.
 
+#include "dispatch/kernels.h"
+
+#if PROTOACCEL_X86_KERNELS
 #include <immintrin.h>
 
 #include <type_traits>
 
-#include "dispatch/kernels.h"
 #include "varint_decode/scalar_decode.h"
 
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi,lzcnt,popcnt")
@@ -349,6 +352,48 @@ inline void DecodeEnds(__m512i prev, __m512i cur, uint64_t ends, int pending,
   }
 }
 
+// Eight 10-byte varints at p, if the 80 bytes there are exactly that:
+// negative int32 and int64 values always take 10 bytes, and a run of them
+// spaces its terminators 10 apart, so the lanes are gathered by a fixed
+// permutation, with no compress and no partial groups.
+template <typename Conversion>
+inline bool DecodeTenByteGroup(const char* p, typename Conversion::Out* out) {
+  // Terminators at bytes 9, 19, ..., 59 of the first 64; 69 and 79 after.
+  constexpr uint64_t kEnds64 = 0x0802008020080200;
+  constexpr uint32_t kEnds16 = 0x8020;
+  const __m512i head = _mm512_loadu_si512(p);
+  const __m128i tail = Load16(p + 64);
+  if (_mm512_movepi8_mask(head) != ~kEnds64 ||
+      static_cast<uint32_t>(_mm_movemask_epi8(tail)) != (~kEnds16 & 0xffff)) {
+    return false;
+  }
+  // Lane k takes bytes 10k..10k+7 (index 64.. is `tail`).
+  constexpr int64_t kEveryByte = 0x0101010101010101;
+  const __m512i index = _mm512_add_epi8(
+      _mm512_set_epi64(70 * kEveryByte, 60 * kEveryByte, 50 * kEveryByte,
+                       40 * kEveryByte, 30 * kEveryByte, 20 * kEveryByte,
+                       10 * kEveryByte, 0),
+      _mm512_set1_epi64(0x0706050403020100));
+  const __m512i rest = _mm512_zextsi128_si512(tail);
+  __m512i v = PackLow56(_mm512_permutex2var_epi8(head, index, rest));
+  if (kNeedsHighBits<Conversion>) {
+    const __m512i next = _mm512_permutex2var_epi8(
+        head, _mm512_add_epi8(index, _mm512_set1_epi8(8)), rest);
+    v = _mm512_or_si512(v, High8(next));
+  }
+  StoreGroup<Conversion>(v, 8, out);
+  return true;
+}
+
+// True if `ends` (a block's terminators) is spaced 10 apart from its first,
+// as in a run of 10-byte varints: a hint to try DecodeTenByteGroup.
+inline bool LooksLikeTenByteRun(uint64_t ends) {
+  // Bits 0, 10, ..., 60.
+  constexpr uint64_t kEveryTenth = 0x1004010040100401;
+  const int first = __builtin_ctzll(ends);
+  return first < 10 && ends == kEveryTenth << first;
+}
+
 // True if the varints ending at `ends` all have at most 10 bytes, the first
 // having begun `pending` bytes before the mask. Protobuf rejects longer ones.
 inline bool NoneTooLong(uint64_t ends, int pending) {
@@ -378,7 +423,25 @@ DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
   int pending = 0;
   __m512i prev = _mm512_setzero_si512();
   const char* q = p;
-  for (; end - q >= 64; q += 64) {
+  bool ten_byte_run = false;
+  while (end - q >= 64) {
+    if (ten_byte_run) {
+      // Groups of eight 10-byte varints from the unfinished one's start,
+      // while the bytes are whole and the pattern holds; then blocks again,
+      // from a varint's start (so prev, holding no part of it, is cleared).
+      ten_byte_run = false;
+      const char* s = q - pending;
+      while (end - s >= 80 && DecodeTenByteGroup<Conversion>(s, out + count)) {
+        s += 80;
+        count += 8;
+      }
+      if (s != q - pending) {
+        q = s;
+        pending = 0;
+        prev = _mm512_setzero_si512();
+        continue;
+      }
+    }
     const __m512i cur = _mm512_loadu_si512(q);
     const uint64_t ends = ~_mm512_movepi8_mask(cur);
     if (ends == ~uint64_t{0} && pending == 0) {
@@ -393,11 +456,13 @@ DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
         DecodeShortBlock<Conversion>(prev, cur, ends, out + count);
       } else {
         DecodeEnds<Conversion>(prev, cur, ends, pending, out + count);
+        ten_byte_run = LooksLikeTenByteRun(ends);
       }
       count += __builtin_popcountll(ends);
       pending = __builtin_clzll(ends);
     }
     prev = cur;
+    q += 64;
   }
   p = q - pending;
   // The last, partial block: varints that start below `end`, the last of
@@ -446,3 +511,5 @@ const VarintDecodeKernels kVarintDecodeAvx512 = {
 
 }  // namespace internal
 }  // namespace protoaccel
+
+#endif  // PROTOACCEL_X86_KERNELS
