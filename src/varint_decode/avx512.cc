@@ -54,6 +54,19 @@ inline uint64_t LowBits(int n) {  // bits [0, n), n in [0, 64]
   return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
 }
 
+// Each lane's 7-bit groups, bytes with their top bits cleared, packed into
+// its low 56 bits: pairs in 16-bit lanes, then 32, then 64. Each step is
+// (mask ? x : x >> s), imm 0xCA = A ? B : C.
+inline __m512i Pack7BitGroups(__m512i v) {
+  v = _mm512_ternarylogic_epi64(_mm512_set1_epi16(0x007f), v,
+                                _mm512_srli_epi16(v, 1), 0xCA);
+  v = _mm512_ternarylogic_epi64(_mm512_set1_epi32(0x3fff), v,
+                                _mm512_srli_epi32(v, 2), 0xCA);
+  v = _mm512_ternarylogic_epi64(_mm512_set1_epi64(0x0fffffff), v,
+                                _mm512_srli_epi64(v, 4), 0xCA);
+  return v;
+}
+
 // Eight varints, one per 64-bit lane, each lane holding the varint's first
 // bytes (and, beyond its end, anything): the values' low 56 bits.
 inline __m512i PackLow56(__m512i bytes) {
@@ -64,32 +77,28 @@ inline __m512i PackLow56(__m512i bytes) {
   const __m512i keep =
       _mm512_xor_si512(ends, _mm512_sub_epi64(ends, _mm512_set1_epi64(1)));
   // bytes & keep & 0x7f...: imm 0x40 is A & B & ~C with C = top.
-  __m512i v = _mm512_ternarylogic_epi64(bytes, keep, top, 0x40);
-  // Pack 7-bit groups: pairs in 16-bit lanes, then 32, then 64.
-  // Each step is (mask ? x : x >> s), imm 0xCA = A ? B : C.
-  v = _mm512_ternarylogic_epi64(_mm512_set1_epi16(0x007f), v,
-                                _mm512_srli_epi16(v, 1), 0xCA);
-  v = _mm512_ternarylogic_epi64(_mm512_set1_epi32(0x3fff), v,
-                                _mm512_srli_epi32(v, 2), 0xCA);
-  v = _mm512_ternarylogic_epi64(_mm512_set1_epi64(0x0fffffff), v,
-                                _mm512_srli_epi64(v, 4), 0xCA);
-  return v;
+  return Pack7BitGroups(_mm512_ternarylogic_epi64(bytes, keep, top, 0x40));
 }
 
-// Bits 56..63 of varints longer than 8 bytes: 7 bits of the 9th byte and,
-// if the 9th continues, bit 0 of the 10th (protobuf drops its bits 1-6).
-// `next` holds each lane's bytes 8.. at its bottom.
+// Bits 56..63 from a lane's 9th and 10th bytes, at its bottom, of a varint
+// that continues past its 9th: 7 bits of the 9th and bit 0 of the 10th
+// (protobuf drops its bits 1-6).
+inline __m512i HighBitsOfTen(__m512i next) {
+  const __m512i bit56 = _mm512_slli_epi64(
+      _mm512_and_si512(next, _mm512_set1_epi64(0x7f)), 56);
+  const __m512i bit63 = _mm512_slli_epi64(
+      _mm512_and_si512(next, _mm512_set1_epi64(0x100)), 55);
+  return _mm512_or_si512(bit56, bit63);
+}
+
+// Bits 56..63 of varints longer than 8 bytes; `next` holds each lane's
+// bytes 8.. at its bottom. Bytes past a 9-byte varint's end are cleared.
 inline __m512i High8(__m512i next) {
   const __m512i top = _mm512_set1_epi8(static_cast<char>(0x80));
   const __m512i ends = _mm512_andnot_si512(next, top);
   const __m512i keep =
       _mm512_xor_si512(ends, _mm512_sub_epi64(ends, _mm512_set1_epi64(1)));
-  const __m512i b = _mm512_ternarylogic_epi64(next, keep, top, 0x40);
-  const __m512i bit56 = _mm512_slli_epi64(
-      _mm512_and_si512(b, _mm512_set1_epi64(0x7f)), 56);
-  const __m512i bit63 = _mm512_slli_epi64(
-      _mm512_and_si512(b, _mm512_set1_epi64(0x100)), 55);
-  return _mm512_or_si512(bit56, bit63);
+  return HighBitsOfTen(_mm512_ternarylogic_epi64(next, keep, top, 0x40));
 }
 
 // ZigZag decoding, (x >> 1) ^ -(x & 1), per lane.
@@ -374,12 +383,17 @@ inline bool DecodeTenByteGroup(const char* p, typename Conversion::Out* out) {
                        40 * kEveryByte, 30 * kEveryByte, 20 * kEveryByte,
                        10 * kEveryByte, 0),
       _mm512_set1_epi64(0x0706050403020100));
+  // No lane ends in its first 8 bytes, so there is no terminator to look
+  // for (PackLow56's x - 1): at -O2 gcc made its all-ones operand in the
+  // loop with a vpternlogd that Zen does not see as independent of the
+  // register's last value, chaining the groups (about 3x slower).
   const __m512i rest = _mm512_zextsi128_si512(tail);
-  __m512i v = PackLow56(_mm512_permutex2var_epi8(head, index, rest));
+  const __m512i lanes = _mm512_permutex2var_epi8(head, index, rest);
+  __m512i v = Pack7BitGroups(
+      _mm512_and_si512(lanes, _mm512_set1_epi8(0x7f)));
   if (kNeedsHighBits<Conversion>) {
-    const __m512i next = _mm512_permutex2var_epi8(
-        head, _mm512_add_epi8(index, _mm512_set1_epi8(8)), rest);
-    v = _mm512_or_si512(v, High8(next));
+    v = _mm512_or_si512(v, HighBitsOfTen(_mm512_permutex2var_epi8(
+                               head, _mm512_add_epi8(index, _mm512_set1_epi8(8)), rest)));
   }
   StoreGroup<Conversion>(v, 8, out);
   return true;
@@ -388,6 +402,9 @@ inline bool DecodeTenByteGroup(const char* p, typename Conversion::Out* out) {
 // True if `ends` (a block's terminators) is spaced 10 apart from its first,
 // as in a run of 10-byte varints: a hint to try DecodeTenByteGroup.
 inline bool LooksLikeTenByteRun(uint64_t ends) {
+  // At most 7 terminators fit 10 apart in 64 bytes. The count, which the
+  // caller computes anyway, keeps blocks of shorter varints from the rest.
+  if (__builtin_popcountll(ends) > 7) return false;
   // Bits 0, 10, ..., 60.
   constexpr uint64_t kEveryTenth = 0x1004010040100401;
   const int first = __builtin_ctzll(ends);
@@ -423,25 +440,7 @@ DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
   int pending = 0;
   __m512i prev = _mm512_setzero_si512();
   const char* q = p;
-  bool ten_byte_run = false;
-  while (end - q >= 64) {
-    if (ten_byte_run) {
-      // Groups of eight 10-byte varints from the unfinished one's start,
-      // while the bytes are whole and the pattern holds; then blocks again,
-      // from a varint's start (so prev, holding no part of it, is cleared).
-      ten_byte_run = false;
-      const char* s = q - pending;
-      while (end - s >= 80 && DecodeTenByteGroup<Conversion>(s, out + count)) {
-        s += 80;
-        count += 8;
-      }
-      if (s != q - pending) {
-        q = s;
-        pending = 0;
-        prev = _mm512_setzero_si512();
-        continue;
-      }
-    }
+  for (; end - q >= 64; q += 64) {
     const __m512i cur = _mm512_loadu_si512(q);
     const uint64_t ends = ~_mm512_movepi8_mask(cur);
     if (ends == ~uint64_t{0} && pending == 0) {
@@ -456,13 +455,32 @@ DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
         DecodeShortBlock<Conversion>(prev, cur, ends, out + count);
       } else {
         DecodeEnds<Conversion>(prev, cur, ends, pending, out + count);
-        ten_byte_run = LooksLikeTenByteRun(ends);
+        if (LooksLikeTenByteRun(ends)) {
+          // Groups of eight 10-byte varints from the unfinished one's
+          // start; then blocks again, from a varint's start (so prev,
+          // holding no part of it, is cleared).
+          const char* const start = q + 64 - __builtin_clzll(ends);
+          const char* s = start;
+          size_t groups = 0;
+          while (end - s >= 80 &&
+                 DecodeTenByteGroup<Conversion>(
+                     s, out + count + __builtin_popcountll(ends) + 8 * groups)) {
+            s += 80;
+            ++groups;
+          }
+          if (groups != 0) {
+            count += __builtin_popcountll(ends) + 8 * groups;
+            pending = 0;
+            prev = _mm512_setzero_si512();
+            q = s - 64;  // the loop's step lands on s
+            continue;
+          }
+        }
       }
       count += __builtin_popcountll(ends);
       pending = __builtin_clzll(ends);
     }
     prev = cur;
-    q += 64;
   }
   p = q - pending;
   // The last, partial block: varints that start below `end`, the last of
