@@ -392,8 +392,9 @@ inline bool DecodeTenByteGroup(const char* p, typename Conversion::Out* out) {
   __m512i v = Pack7BitGroups(
       _mm512_and_si512(lanes, _mm512_set1_epi8(0x7f)));
   if (kNeedsHighBits<Conversion>) {
-    v = _mm512_or_si512(v, HighBitsOfTen(_mm512_permutex2var_epi8(
-                               head, _mm512_add_epi8(index, _mm512_set1_epi8(8)), rest)));
+    const __m512i next = _mm512_permutex2var_epi8(
+        head, _mm512_add_epi8(index, _mm512_set1_epi8(8)), rest);
+    v = _mm512_or_si512(v, HighBitsOfTen(next));
   }
   StoreGroup<Conversion>(v, 8, out);
   return true;
@@ -459,8 +460,7 @@ DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
           // Groups of eight 10-byte varints from the unfinished one's
           // start; then blocks again, from a varint's start (so prev,
           // holding no part of it, is cleared).
-          const char* const start = q + 64 - __builtin_clzll(ends);
-          const char* s = start;
+          const char* s = q + 64 - __builtin_clzll(ends);
           size_t groups = 0;
           while (end - s >= 80 &&
                  DecodeTenByteGroup<Conversion>(
