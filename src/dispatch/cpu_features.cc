@@ -2,16 +2,17 @@
 
 #include <cstring>
 
-#if defined(__x86_64__) || defined(__i386__)
+#include "dispatch/kernels.h"  // PROTOACCEL_X86
+
+#if PROTOACCEL_X86
 #include <cpuid.h>
-#define PROTOACCEL_X86 1
 #endif
 
 namespace protoaccel {
 namespace internal {
 namespace {
 
-#ifdef PROTOACCEL_X86
+#if PROTOACCEL_X86
 
 struct Regs {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;

@@ -20,7 +20,7 @@ constexpr const char* kFamilyNames[kFamilyCount] = {
 
 // The implementations of each family, indexed by level; nullptr where a level
 // has none of its own (it then uses the best one below it).
-#if PROTOACCEL_X86_KERNELS
+#if PROTOACCEL_X86
 #define X86_ONLY(kernels) &kernels
 #else
 #define X86_ONLY(kernels) nullptr

@@ -12,12 +12,13 @@
 
 #include "protoaccel/protoaccel.h"
 
-// The SSE4.1, AVX2 and AVX-512 kernels exist only on x86 (64- and 32-bit);
-// elsewhere their files compile to nothing and every family runs scalar.
+// The SSE4.1, AVX2 and AVX-512 kernels, and CPUID, exist only on x86 (64-
+// and 32-bit); elsewhere those files compile to nothing, no features are
+// detected and every family runs scalar.
 #if defined(__x86_64__) || defined(__i386__)
-#define PROTOACCEL_X86_KERNELS 1
+#define PROTOACCEL_X86 1
 #else
-#define PROTOACCEL_X86_KERNELS 0
+#define PROTOACCEL_X86 0
 #endif
 
 namespace protoaccel {

@@ -3,7 +3,7 @@
 
 #include "dispatch/kernels.h"
 
-#if PROTOACCEL_X86_KERNELS
+#if PROTOACCEL_X86
 #include <immintrin.h>
 
 #include "utf8_validate/scalar_utf8.h"
@@ -95,4 +95,4 @@ const Utf8Kernels kUtf8Avx2 = {ValidateAvx2, ValidPrefixAvx2};
 }  // namespace internal
 }  // namespace protoaccel
 
-#endif  // PROTOACCEL_X86_KERNELS
+#endif  // PROTOACCEL_X86

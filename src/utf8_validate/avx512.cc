@@ -9,7 +9,7 @@
 
 #include "dispatch/kernels.h"
 
-#if PROTOACCEL_X86_KERNELS
+#if PROTOACCEL_X86
 #include <immintrin.h>
 
 #include "utf8_validate/scalar_utf8.h"
@@ -200,4 +200,4 @@ const Utf8Kernels kUtf8Avx512 = {ValidateAvx512, ValidPrefixAvx512};
 }  // namespace internal
 }  // namespace protoaccel
 
-#endif  // PROTOACCEL_X86_KERNELS
+#endif  // PROTOACCEL_X86

@@ -3,7 +3,7 @@
 
 #include "dispatch/kernels.h"
 
-#if PROTOACCEL_X86_KERNELS
+#if PROTOACCEL_X86
 #include <immintrin.h>
 
 #include "utf8_validate/scalar_utf8.h"
@@ -81,4 +81,4 @@ const Utf8Kernels kUtf8Sse4 = {ValidateSse4, ValidPrefixSse4};
 }  // namespace internal
 }  // namespace protoaccel
 
-#endif  // PROTOACCEL_X86_KERNELS
+#endif  // PROTOACCEL_X86

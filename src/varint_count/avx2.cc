@@ -2,7 +2,7 @@
 
 #include "dispatch/kernels.h"
 
-#if PROTOACCEL_X86_KERNELS
+#if PROTOACCEL_X86
 #include <immintrin.h>
 
 #pragma GCC target("avx2,popcnt")
@@ -38,4 +38,4 @@ const VarintCountKernels kVarintCountAvx2 = {CountVarintsAvx2};
 }  // namespace internal
 }  // namespace protoaccel
 
-#endif  // PROTOACCEL_X86_KERNELS
+#endif  // PROTOACCEL_X86

@@ -3,7 +3,7 @@
 
 #include "dispatch/kernels.h"
 
-#if PROTOACCEL_X86_KERNELS
+#if PROTOACCEL_X86
 #include <immintrin.h>
 
 #pragma GCC target("avx512f,avx512bw,popcnt")
@@ -45,4 +45,4 @@ const VarintCountKernels kVarintCountAvx512 = {CountVarintsAvx512};
 }  // namespace internal
 }  // namespace protoaccel
 
-#endif  // PROTOACCEL_X86_KERNELS
+#endif  // PROTOACCEL_X86

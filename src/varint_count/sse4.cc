@@ -3,7 +3,7 @@
 
 #include "dispatch/kernels.h"
 
-#if PROTOACCEL_X86_KERNELS
+#if PROTOACCEL_X86
 #include <immintrin.h>
 
 #pragma GCC target("sse4.1,popcnt")
@@ -29,4 +29,4 @@ const VarintCountKernels kVarintCountSse4 = {CountVarintsSse4};
 }  // namespace internal
 }  // namespace protoaccel
 
-#endif  // PROTOACCEL_X86_KERNELS
+#endif  // PROTOACCEL_X86

@@ -5,7 +5,7 @@
 
 #include "dispatch/kernels.h"
 
-#if PROTOACCEL_X86_KERNELS
+#if PROTOACCEL_X86
 #include <immintrin.h>
 
 #include <cstddef>
@@ -298,4 +298,4 @@ const VarintEncodeKernels kVarintEncodeAvx2 = {
 }  // namespace internal
 }  // namespace protoaccel
 
-#endif  // PROTOACCEL_X86_KERNELS
+#endif  // PROTOACCEL_X86

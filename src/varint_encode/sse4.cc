@@ -13,7 +13,7 @@
 
 #include "dispatch/kernels.h"
 
-#if PROTOACCEL_X86_KERNELS
+#if PROTOACCEL_X86
 #include <immintrin.h>
 
 #include <cstddef>
@@ -204,4 +204,4 @@ const VarintEncodeKernels kVarintEncodeSse4 = {
 }  // namespace internal
 }  // namespace protoaccel
 
-#endif  // PROTOACCEL_X86_KERNELS
+#endif  // PROTOACCEL_X86
