@@ -164,7 +164,8 @@ build() {
   # programs from the second configure on.
   "${locked[@]}" bash -c 'source ci/lib.sh && configure_and_build "$@"' _ "$src" "$dir" \
     "-DCMAKE_RUNTIME_OUTPUT_DIRECTORY=$dir" "-DCMAKE_LIBRARY_OUTPUT_DIRECTORY=$dir" \
-    "-DCMAKE_ARCHIVE_OUTPUT_DIRECTORY=$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON \
+    "-DCMAKE_ARCHIVE_OUTPUT_DIRECTORY=$dir" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON \
     -Dprotobuf_ABSL_PROVIDER=package -Dprotobuf_LOCAL_DEPENDENCIES_ONLY=ON \
     "-Dabsl_DIR=$abseil_prefix/lib/cmake/absl" -Dprotobuf_USE_EXTERNAL_GTEST=ON \
     -Dprotobuf_BUILD_TESTS=$tests -Dprotobuf_BUILD_CONFORMANCE=$tests -Dprotobuf_BUILD_LIBUPB=OFF \
