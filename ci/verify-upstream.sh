@@ -106,18 +106,15 @@ if $sanitize; then
   # UBSan's three null-pointer checks are left out: with any of them, gcc
   # 12 rejects abseil's constexpr hash tables (GCC bug 71962, abseil issue
   # 1634). A null dereference still stops the run, as a SEGV under ASan.
+  # So is its vptr check: v36.0's `tests` cannot link with it, as libprotoc
+  # hides the typeinfo of classes that the tests derive from
+  # (cpp::FieldGeneratorBase).
   flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-  flags+=" -fno-sanitize=null,nonnull-attribute,returns-nonnull-attribute"
+  flags+=" -fno-sanitize=null,nonnull-attribute,returns-nonnull-attribute,vptr"
   sanitize_flags=("-DCMAKE_C_FLAGS=$flags" "-DCMAKE_CXX_FLAGS=$flags"
     "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
     "-DCMAKE_EXE_LINKER_FLAGS=$flags" "-DCMAKE_SHARED_LINKER_FLAGS=$flags")
   export ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
-  # This test calls a service method with the wrong message type on purpose:
-  # a bad downcast in generated code, which UBSan stops, on stock as on accel.
-  case $tests_filter in
-    *-*) tests_filter+=:GeneratedServiceTest.CallMethodTypeFailure ;;
-    *) tests_filter+=-GeneratedServiceTest.CallMethodTypeFailure ;;
-  esac
 fi
 [ -n "$out" ] || out=out/upstream/$tag$flavour
 mkdir -p "$out"
@@ -197,7 +194,10 @@ build() {
   # The output folders are given because jsoncpp's CMakeLists (v22.0's
   # conformance runner builds it) caches bin/ and lib/ ones, which move the
   # programs from the second configure on.
-  "${locked[@]}" bash -c 'source ci/lib.sh && configure_and_build "$@"' _ "$src" "$dir" \
+  # Leaks are looked for in the tests, not in the build: v36.0's build runs
+  # upb's protoc-gen-upbdefs, which leaks 32 bytes at exit.
+  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+    "${locked[@]}" bash -c 'source ci/lib.sh && configure_and_build "$@"' _ "$src" "$dir" \
     "-DCMAKE_RUNTIME_OUTPUT_DIRECTORY=$dir" "-DCMAKE_LIBRARY_OUTPUT_DIRECTORY=$dir" \
     "-DCMAKE_ARCHIVE_OUTPUT_DIRECTORY=$dir" \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON \
@@ -205,7 +205,8 @@ build() {
     "-Dabsl_DIR=$abseil_prefix/lib/cmake/absl" -Dprotobuf_USE_EXTERNAL_GTEST=ON \
     -Dprotobuf_BUILD_TESTS=$tests -Dprotobuf_BUILD_CONFORMANCE=$tests -Dprotobuf_BUILD_LIBUPB=OFF \
     "-DCMAKE_INSTALL_PREFIX=$prefix" "${extra[@]}"
-  "${locked[@]}" ninja -C "$dir" install >/dev/null || die "$variant: install failed"
+  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+    "${locked[@]}" ninja -C "$dir" install >/dev/null || die "$variant: install failed"
 }
 
 for variant in stock accel; do
@@ -229,6 +230,11 @@ run_gtest() {
   if grep -qE '^\[  FAILED  \]' "$log" || ! grep -qE '^\[  PASSED  \]' "$log"; then
     tail -20 "$log"
     die "$variant: $kind failed ($log)"
+  fi
+  # A sanitizer's report after the summary (a leak, say) fails the run too.
+  if grep -qE '^(==[0-9]+==ERROR: [A-Za-z]+Sanitizer|.*: runtime error: )' "$log"; then
+    grep -m 5 -E '^(==[0-9]+==ERROR: [A-Za-z]+Sanitizer|.*: runtime error: )' "$log"
+    die "$variant: $kind: a sanitizer report ($log)"
   fi
   local summary
   summary=$(grep -E '^\[  PASSED  \]' "$log")
