@@ -99,6 +99,7 @@ case $release in
 esac
 flavour=
 sanitize_flags=()
+build_env=()
 if $sanitize; then
   $run_tests || die "--sanitize runs the tests: drop --no-tests"
   run_ab=false  # sanitized code is no measure of speed
@@ -115,6 +116,9 @@ if $sanitize; then
     "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
     "-DCMAKE_EXE_LINKER_FLAGS=$flags" "-DCMAKE_SHARED_LINKER_FLAGS=$flags")
   export ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+  # Leaks are looked for in the tests, not in the build: v36.0's build runs
+  # upb's protoc-gen-upbdefs, which leaks 32 bytes at exit.
+  build_env=(env "ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0")
 fi
 [ -n "$out" ] || out=out/upstream/$tag$flavour
 mkdir -p "$out"
@@ -194,10 +198,7 @@ build() {
   # The output folders are given because jsoncpp's CMakeLists (v22.0's
   # conformance runner builds it) caches bin/ and lib/ ones, which move the
   # programs from the second configure on.
-  # Leaks are looked for in the tests, not in the build: v36.0's build runs
-  # upb's protoc-gen-upbdefs, which leaks 32 bytes at exit.
-  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-    "${locked[@]}" bash -c 'source ci/lib.sh && configure_and_build "$@"' _ "$src" "$dir" \
+  "${build_env[@]}" "${locked[@]}" bash -c 'source ci/lib.sh && configure_and_build "$@"' _ "$src" "$dir" \
     "-DCMAKE_RUNTIME_OUTPUT_DIRECTORY=$dir" "-DCMAKE_LIBRARY_OUTPUT_DIRECTORY=$dir" \
     "-DCMAKE_ARCHIVE_OUTPUT_DIRECTORY=$dir" \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON \
@@ -205,8 +206,7 @@ build() {
     "-Dabsl_DIR=$abseil_prefix/lib/cmake/absl" -Dprotobuf_USE_EXTERNAL_GTEST=ON \
     -Dprotobuf_BUILD_TESTS=$tests -Dprotobuf_BUILD_CONFORMANCE=$tests -Dprotobuf_BUILD_LIBUPB=OFF \
     "-DCMAKE_INSTALL_PREFIX=$prefix" "${extra[@]}"
-  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-    "${locked[@]}" ninja -C "$dir" install >/dev/null || die "$variant: install failed"
+  "${build_env[@]}" "${locked[@]}" ninja -C "$dir" install >/dev/null || die "$variant: install failed"
 }
 
 for variant in stock accel; do
@@ -232,8 +232,7 @@ run_gtest() {
     die "$variant: $kind failed ($log)"
   fi
   # A sanitizer's report after the summary (a leak, say) fails the run too.
-  if grep -qE '^(==[0-9]+==ERROR: [A-Za-z]+Sanitizer|.*: runtime error: )' "$log"; then
-    grep -m 5 -E '^(==[0-9]+==ERROR: [A-Za-z]+Sanitizer|.*: runtime error: )' "$log"
+  if grep -m 5 -E '^(==[0-9]+==ERROR: [A-Za-z]+Sanitizer|.*: runtime error: )' "$log"; then
     die "$variant: $kind: a sanitizer report ($log)"
   fi
   local summary
