@@ -8,7 +8,8 @@
 #   3. runs upstream's unit tests (by default the suites that parse and
 #      serialize) and the conformance suite on both: the same tests must pass;
 #   4. runs the A/B benchmark (benchmarks/ab.py): message_bench built against
-#      each install, the libraries alternating; writes OUT/report.md.
+#      each install, the libraries alternating, and stock's again from copies
+#      of its files (stock-copy: the noise of one run); writes OUT/report.md.
 # The checkout itself is only read. CI does not run this (upstream sources are
 # in no registry); it is how a contributor checks a series.
 #
@@ -23,12 +24,13 @@
 #                       parse and serialize suites; '*' runs all)
 #   --no-tests          no unit tests, no conformance
 #   --no-ab             no A/B benchmark
-#   --sanitize          build both with ASan and UBSan (-O1) and run the
-#                       tests only, in out/upstream/TAG-sanitize: a bad read
-#                       or write, or undefined behaviour, fails the run.
+#   --sanitize          build both with ASan and UBSan (-O1, debug checks
+#                       on, static libraries) and run the tests only, in
+#                       out/upstream/TAG-sanitize: a bad read or write, or
+#                       undefined behaviour, fails the run.
 #                       Abseil's hash tables change layout under ASan, so
-#                       an ABSEIL_PREFIX given must be built so too (the
-#                       default abseil is)
+#                       an ABSEIL_PREFIX given must be built so too, and
+#                       static (the default abseil is)
 #   --rounds N, --min-time S   the A/B's rounds (default 3), min time (0.05)
 #   --out DIR           where everything goes (default out/upstream/TAG)
 #   --lock FILE         builds, tests and benchmarks under flock(1) on FILE
@@ -99,6 +101,8 @@ case $release in
 esac
 flavour=
 sanitize_flags=()
+protobuf_flags=(-Dprotobuf_BUILD_SHARED_LIBS=ON)
+abseil_shared=ON
 build_env=()
 if $sanitize; then
   $run_tests || die "--sanitize runs the tests: drop --no-tests"
@@ -113,8 +117,19 @@ if $sanitize; then
   flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
   flags+=" -fno-sanitize=null,nonnull-attribute,returns-nonnull-attribute,vptr"
   sanitize_flags=("-DCMAKE_C_FLAGS=$flags" "-DCMAKE_CXX_FLAGS=$flags"
-    "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
     "-DCMAKE_EXE_LINKER_FLAGS=$flags" "-DCMAKE_SHARED_LINKER_FLAGS=$flags")
+  # As upstream's own sanitizer builds (its .bazelrc: asan is dbg with
+  # dynamic_mode=off): debug checks on, so that the death tests that expect
+  # them (v36.0 checks downcasts whenever a sanitizer is on) meet them; and
+  # static libraries, as with shared ones v36.0's `tests` stops before its
+  # first test (libprotobuf and libprotobuf-lite both define the lite
+  # symbols, and the program's copy of fixed_address_empty_string is poisoned).
+  protobuf_flags=("-DCMAKE_C_FLAGS_RELEASE=-O1" "-DCMAKE_CXX_FLAGS_RELEASE=-O1"
+    -Dprotobuf_BUILD_SHARED_LIBS=OFF "-DCMAKE_PROJECT_protobuf_INCLUDE=$ROOT/ci/jsoncpp-static.cmake")
+  # Abseil too: its shared test helpers (libabsl_status_matchers) hold a copy
+  # of Debian's static gtest, whose globals the test program's own copy
+  # interposes, so that they are destroyed twice at exit.
+  abseil_shared=OFF
   export ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
   # Leaks are looked for in the tests, not in the build: v36.0's build runs
   # upb's protoc-gen-upbdefs, which leaks 32 bytes at exit.
@@ -139,7 +154,7 @@ if [ -z "$abseil_prefix" ]; then
     "${locked[@]}" bash -c 'source ci/lib.sh && configure_and_build "$@"' _ \
       "third_party/src/abseil-$abseil_version" "$abseil_build" \
       -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DABSL_PROPAGATE_CXX_STD=ON \
-      -DBUILD_SHARED_LIBS=ON -DABSL_BUILD_TESTING=OFF -DBUILD_TESTING=OFF \
+      -DBUILD_SHARED_LIBS=$abseil_shared -DABSL_BUILD_TESTING=OFF -DBUILD_TESTING=OFF \
       -DABSL_BUILD_TEST_HELPERS=ON -DABSL_USE_EXTERNAL_GOOGLETEST=ON -DABSL_FIND_GOOGLETEST=ON \
       "-DCMAKE_INSTALL_PREFIX=$abseil_prefix" "${sanitize_flags[@]}"
     "${locked[@]}" ninja -C "$abseil_build" install >/dev/null || die "abseil: install failed"
@@ -148,6 +163,9 @@ fi
 abseil_prefix=$(cd "$abseil_prefix" && pwd)
 [ -f "$abseil_prefix/lib/cmake/absl/abslConfig.cmake" ] ||
   die "$abseil_prefix/lib/cmake/absl/abslConfig.cmake is missing: not an abseil install"
+if $sanitize && [ ! -f "$abseil_prefix/lib/libabsl_base.a" ]; then
+  die "$abseil_prefix: --sanitize needs abseil built static (with ASan and UBSan)"
+fi
 echo "abseil: $abseil_prefix"
 
 # ------------------------------------------------------ sources and builds --
@@ -192,20 +210,29 @@ build() {
   local variant=$1 src=$out/src-$1 dir=$out/build-$1 prefix=$out/$1
   local extra=()
   [ "$variant" = accel ] && extra+=("-Dprotobuf_PROTOACCEL_DIR=$ROOT")
-  extra+=("${sanitize_flags[@]}")
+  extra+=("${sanitize_flags[@]}" "${protobuf_flags[@]}")
   local tests=OFF
   $run_tests && tests=ON
   # The output folders are given because jsoncpp's CMakeLists (v22.0's
   # conformance runner builds it) caches bin/ and lib/ ones, which move the
   # programs from the second configure on.
-  "${build_env[@]}" "${locked[@]}" bash -c 'source ci/lib.sh && configure_and_build "$@"' _ "$src" "$dir" \
-    "-DCMAKE_RUNTIME_OUTPUT_DIRECTORY=$dir" "-DCMAKE_LIBRARY_OUTPUT_DIRECTORY=$dir" \
-    "-DCMAKE_ARCHIVE_OUTPUT_DIRECTORY=$dir" \
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON \
-    -Dprotobuf_ABSL_PROVIDER=package -Dprotobuf_LOCAL_DEPENDENCIES_ONLY=ON \
-    "-Dabsl_DIR=$abseil_prefix/lib/cmake/absl" -Dprotobuf_USE_EXTERNAL_GTEST=ON \
-    -Dprotobuf_BUILD_TESTS=$tests -Dprotobuf_BUILD_CONFORMANCE=$tests -Dprotobuf_BUILD_LIBUPB=OFF \
-    "-DCMAKE_INSTALL_PREFIX=$prefix" "${extra[@]}"
+  local args=("-DCMAKE_RUNTIME_OUTPUT_DIRECTORY=$dir" "-DCMAKE_LIBRARY_OUTPUT_DIRECTORY=$dir"
+    "-DCMAKE_ARCHIVE_OUTPUT_DIRECTORY=$dir"
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17
+    -Dprotobuf_ABSL_PROVIDER=package -Dprotobuf_LOCAL_DEPENDENCIES_ONLY=ON
+    "-Dabsl_DIR=$abseil_prefix/lib/cmake/absl" -Dprotobuf_USE_EXTERNAL_GTEST=ON
+    -Dprotobuf_BUILD_TESTS=$tests -Dprotobuf_BUILD_CONFORMANCE=$tests -Dprotobuf_BUILD_LIBUPB=OFF
+    "-DCMAKE_INSTALL_PREFIX=$prefix" "${extra[@]}")
+  # Other settings rebuild every object, and in v36.0's build that makes a
+  # cycle, as for new sources (see prepare): so they start a new build.
+  local stamp
+  stamp=$(printf '%s\n' "${args[@]}" | sha256sum | cut -c1-16)
+  if [ "$(cat "$dir.settings" 2>/dev/null)" != "$stamp" ]; then
+    rm -rf "$dir"
+    echo "$stamp" >"$dir.settings"
+  fi
+  "${build_env[@]}" "${locked[@]}" bash -c 'source ci/lib.sh && configure_and_build "$@"' _ \
+    "$src" "$dir" "${args[@]}"
   "${build_env[@]}" "${locked[@]}" ninja -C "$dir" install >/dev/null || die "$variant: install failed"
 }
 
@@ -218,10 +245,11 @@ done
 
 # ----------------------------------------------------------------- tests --
 # run_gtest VARIANT KIND DIR PROGRAM [ARGS...]: a gtest program's verdict is
-# its summary. v36.0's `tests`, built with shared libraries, passes and then
-# aborts at exit ("double free or corruption"), stock as much as accel; so
-# an exit status after a summary without failures is reported, not fatal,
-# and must be the same for stock and accel, like the counts.
+# its summary. v36.0's `tests`, linked with shared abseil, passes and then
+# aborts at exit ("double free or corruption", stock as much as accel: ASan
+# finds gtest's globals destroyed twice, see --sanitize); so an exit status
+# after a summary without failures is reported, not fatal, and must be the
+# same for stock and accel, like the counts.
 run_gtest() {
   local variant=$1 kind=$2 dir=$3 status=0
   local log=$out/$kind-$variant.txt
@@ -275,6 +303,13 @@ if $run_ab; then
       "-DCMAKE_PREFIX_PATH=$out/$variant;$abseil_prefix"
     ab_libs+=(--lib "$variant=$out/$variant/lib:$out/bench-$variant/message_bench")
   done
+  # The control: stock again, from copies of its library and program (other
+  # pages of memory). Its ratios to stock, which run the same code, are what
+  # a single run's ratio can be off by.
+  rm -rf "$out/stock-copy"
+  mkdir -p "$out/stock-copy"
+  cp -a "$out/stock/lib" "$out/bench-stock/message_bench" "$out/stock-copy/"
+  ab_libs+=(--lib "stock-copy=$out/stock-copy/lib:$out/stock-copy/message_bench")
   step "A/B: stock vs accel $tag, $rounds round(s), min time $min_time s"
   rm -rf "$out/report"
   bash third_party/fetch.sh protobuf  # Google's datasets, from the 3.21.12 source
