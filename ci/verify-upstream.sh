@@ -164,7 +164,7 @@ abseil_prefix=$(cd "$abseil_prefix" && pwd)
 [ -f "$abseil_prefix/lib/cmake/absl/abslConfig.cmake" ] ||
   die "$abseil_prefix/lib/cmake/absl/abslConfig.cmake is missing: not an abseil install"
 if $sanitize && [ ! -f "$abseil_prefix/lib/libabsl_base.a" ]; then
-  die "$abseil_prefix: --sanitize needs abseil built static (with ASan and UBSan)"
+  die "$abseil_prefix: --sanitize needs abseil built static, with ASan and UBSan (one this script built before it did: delete it)"
 fi
 echo "abseil: $abseil_prefix"
 
@@ -180,10 +180,7 @@ prepare() {
     echo "$variant: $src is up to date"
     return
   fi
-  # The build of an earlier source goes too: its recorded dependencies can
-  # name headers it generated (v36.0's descriptor.upb.h, which upb's own
-  # sources then include), a cycle once the sources are new.
-  rm -rf "$src" "$out/build-$variant"
+  rm -rf "$src"
   git clone -q --no-checkout "$checkout" "$src"
   git -C "$src" checkout -q --detach "$commit"
   local n=0 patch
@@ -223,10 +220,12 @@ build() {
     "-Dabsl_DIR=$abseil_prefix/lib/cmake/absl" -Dprotobuf_USE_EXTERNAL_GTEST=ON
     -Dprotobuf_BUILD_TESTS=$tests -Dprotobuf_BUILD_CONFORMANCE=$tests -Dprotobuf_BUILD_LIBUPB=OFF
     "-DCMAKE_INSTALL_PREFIX=$prefix" "${extra[@]}")
-  # Other settings rebuild every object, and in v36.0's build that makes a
-  # cycle, as for new sources (see prepare): so they start a new build.
+  # New sources or settings start a new build. Every object recompiles
+  # then, and the recorded dependencies can name headers the old build
+  # generated (v36.0's descriptor.upb.h, which upb's own sources then
+  # include): a cycle.
   local stamp
-  stamp=$(printf '%s\n' "${args[@]}" | sha256sum | cut -c1-16)
+  stamp=$( (cat "$src/.protoaccel-stamp"; printf '%s\n' "${args[@]}") | sha256sum | cut -c1-16)
   if [ "$(cat "$dir.settings" 2>/dev/null)" != "$stamp" ]; then
     rm -rf "$dir"
     echo "$stamp" >"$dir.settings"
