@@ -15,6 +15,11 @@ Written to --out:
                          (the groups' outputs concatenated, one context)
   run.json               the libraries, the binaries, the settings, the times
 Then benchmarks/ab_report.py makes the report from them.
+
+A library's folder and program may name one build per round: "{round}" in
+them stands for the round's number (1..rounds). ci/verify-upstream.sh gives
+each round its own code layout that way, so that a case's median is taken
+over layouts as well as over runs.
 """
 
 import argparse
@@ -68,6 +73,11 @@ def library_env(libdir):
     return dict(os.environ, LD_LIBRARY_PATH=libdir + (":" + inherited if inherited else ""))
 
 
+def in_round(template, r):
+    """A --lib folder or program in round r (from 0)."""
+    return template.replace("{round}", str(r + 1))
+
+
 def list_cases(bench, libdir, regex):
     env = library_env(libdir)
     out = subprocess.run([bench, "--benchmark_list_tests=true",
@@ -91,7 +101,8 @@ def main():
     p.add_argument("--lib", action="append", required=True, metavar="NAME=DIR[:BENCH]",
                    help="a folder holding libprotobuf.so.*, for LD_LIBRARY_PATH; "
                         "BENCH: a program of its own instead of --bench. "
-                        "The first library is the base of the speed-ups.")
+                        "The first library is the base of the speed-ups. In DIR and "
+                        "BENCH, {round} stands for the round's number (1..rounds).")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--min-time", default="0.04",
                    help="google-benchmark's --benchmark_min_time, seconds")
@@ -112,15 +123,16 @@ def main():
             die(f"--lib {name} given twice")
         libdir = os.path.abspath(libdir)
         bench = os.path.abspath(bench or args.bench)
-        if not os.path.isdir(libdir):
-            die(f"--lib {name}: {libdir} is not a folder")
-        if not any(f.startswith("libprotobuf.so") for f in os.listdir(libdir)):
-            die(f"--lib {name}: no libprotobuf.so* in {libdir}")
-        if not os.access(bench, os.X_OK):
-            die(f"{bench}: no such program (build it first)")
+        for r in range(args.rounds):
+            if not os.path.isdir(in_round(libdir, r)):
+                die(f"--lib {name}: {in_round(libdir, r)} is not a folder")
+            if not any(f.startswith("libprotobuf.so") for f in os.listdir(in_round(libdir, r))):
+                die(f"--lib {name}: no libprotobuf.so* in {in_round(libdir, r)}")
+            if not os.access(in_round(bench, r), os.X_OK):
+                die(f"{in_round(bench, r)}: no such program (build it first)")
         libs.append((name, libdir, bench))
 
-    cases = list_cases(libs[0][2], libs[0][1], args.filter)
+    cases = list_cases(in_round(libs[0][2], 0), in_round(libs[0][1], 0), args.filter)
     if not cases:
         die(f"no case matches --filter '{args.filter}' "
             f"(list them: {libs[0][2]} --benchmark_list_tests)")
@@ -165,6 +177,7 @@ def main():
             group_libs = [lib for lib in libs if runs(lib[0], group, lasts)]
             k = (r + gi) % len(group_libs)
             for name, libdir, bench in group_libs[k:] + group_libs[:k]:
+                libdir, bench = in_round(libdir, r), in_round(bench, r)
                 done += 1
                 elapsed = time.time() - started
                 left = f", ~{clock(elapsed / (done - 1) * (total - done + 1))} left" if done > 1 else ""
@@ -213,7 +226,7 @@ def main():
     finished = time.time()
     run_info = {
         "libraries": [{"name": name, "dir": libdir, "bench": bench,
-                       "bench_sha256": sha256(bench), "loaded": loaded[name]}
+                       "bench_sha256": sha256(in_round(bench, 0)), "loaded": loaded[name]}
                       for name, libdir, bench in libs],
         "rounds": args.rounds,
         "min_time": args.min_time,

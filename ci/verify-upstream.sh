@@ -8,8 +8,9 @@
 #   3. runs upstream's unit tests (by default the suites that parse and
 #      serialize) and the conformance suite on both: the same tests must pass;
 #   4. runs the A/B benchmark (benchmarks/ab.py): message_bench built against
-#      each install, the libraries alternating, and stock's again from copies
-#      of its files (stock-copy: the noise of one run); writes OUT/report.md.
+#      each install, the libraries alternating, each round in a code layout
+#      of its own, and stock again in layouts of its own (stock-copy: the
+#      noise of one run); writes OUT/report/report.md.
 # The checkout itself is only read. CI does not run this (upstream sources are
 # in no registry); it is how a contributor checks a series.
 #
@@ -31,7 +32,8 @@
 #                       Abseil's hash tables change layout under ASan, so
 #                       an ABSEIL_PREFIX given must be built so too, and
 #                       static (the default abseil is)
-#   --rounds N, --min-time S   the A/B's rounds (default 3), min time (0.05)
+#   --rounds N, --min-time S   the A/B's rounds (default 5), each a code
+#                       layout of its own; min time (default 0.05)
 #   --out DIR           where everything goes (default out/upstream/TAG)
 #   --lock FILE         builds, tests and benchmarks under flock(1) on FILE
 #                       (default: $PROTOACCEL_LOCK, if set)
@@ -52,7 +54,7 @@ tests_filter=$DEFAULT_TESTS
 run_tests=true
 run_ab=true
 sanitize=false
-rounds=3
+rounds=5
 min_time=0.05
 out=
 lock=${PROTOACCEL_LOCK:-}
@@ -291,8 +293,21 @@ if $run_tests; then
 fi
 
 # ------------------------------------------------------------------ A/B ---
+# relink DIR TARGET FILE OUTPUT PAD: FILE, which ninja's TARGET in the build
+# DIR links, linked again from the same objects into OUTPUT, with PAD bytes
+# of code ahead of them, so that all of its code moves by PAD.
+relink() {
+  local dir=$1 target=$2 file=$3 output=$4 pad=$5 cmd
+  cmd=$(ninja -C "$dir" -t commands "$target" | grep -F -- " -o $file " | tail -n 1)
+  [ -n "$cmd" ] || die "$dir: no command of $target links $file"
+  printf '\t.text\n\t.skip %d, 0xcc\n\t.section .note.GNU-stack,"",@progbits\n' "$pad" |
+    as -o "$output.pad.o" -
+  (cd "$dir" && "${locked[@]}" bash -c "${cmd/ -o $file / -o $output $output.pad.o }") ||
+    die "$dir: relinking $file failed"
+  rm -f "$output.pad.o"
+}
+
 if $run_ab; then
-  ab_libs=()
   for variant in stock accel; do
     step "message_bench against $tag $variant"
     # The installed protoc finds abseil only through the loader's path.
@@ -300,15 +315,36 @@ if $run_ab; then
       "${locked[@]}" bash -c 'source ci/lib.sh && configure_and_build "$@"' _ \
       benchmarks/standalone "$out/bench-$variant" -DCMAKE_BUILD_TYPE=Release \
       "-DCMAKE_PREFIX_PATH=$out/$variant;$abseil_prefix"
-    ab_libs+=(--lib "$variant=$out/$variant/lib:$out/bench-$variant/message_bench")
   done
-  # The control: stock again, from copies of its library and program (other
-  # pages of memory). Its ratios to stock, which run the same code, are what
-  # a single run's ratio can be off by.
-  rm -rf "$out/stock-copy"
-  mkdir -p "$out/stock-copy"
-  cp -a "$out/stock/lib" "$out/bench-stock/message_bench" "$out/stock-copy/"
-  ab_libs+=(--lib "stock-copy=$out/stock-copy/lib:$out/stock-copy/message_bench")
+  # A case of a few values takes 10 to 40 ns, and where the code lands
+  # moves that by more than the few instructions a series adds there: with
+  # nothing changed but the alignment of functions, v36.0's serialize of one
+  # value measured 0.90x to 0.99x of stock. So every library runs a layout
+  # of its own in every round: its libprotobuf and message_bench linked
+  # again from the build's objects, their code moved by a multiple of 16
+  # bytes under 4 KiB (and, as new files, on other pages of memory). A
+  # median is then over layouts. stock-copy, the control, is stock in
+  # layouts of its own: its ratios to stock, which runs the same code, are
+  # what a ratio can be off by.
+  step "code layouts: $rounds per library"
+  so=$(basename "$(readlink -f "$out/build-stock/libprotobuf.so")")
+  RANDOM=$((rounds * 1000 + ${#tag}))  # the same layouts for the same run
+  rm -rf "$out/layouts"
+  ab_libs=()
+  for library in stock accel stock-copy; do
+    variant=${library%-copy}
+    for ((r = 1; r <= rounds; r++)); do
+      layout=$out/layouts/$library-$r
+      mkdir -p "$layout"
+      cp -a "$out/$variant/lib" "$layout/"
+      lib_pad=$((RANDOM % 256 * 16)) bench_pad=$((RANDOM % 256 * 16))
+      relink "$out/build-$variant" libprotobuf "$so" "$layout/lib/$so" "$lib_pad"
+      relink "$out/bench-$variant" message_bench message_bench "$layout/message_bench" "$bench_pad"
+      echo "$library round $r: libprotobuf +$lib_pad bytes, message_bench +$bench_pad" |
+        tee -a "$out/layouts/pads.txt"
+    done
+    ab_libs+=(--lib "$library=$out/layouts/$library-{round}/lib:$out/layouts/$library-{round}/message_bench")
+  done
   step "A/B: stock vs accel $tag, $rounds round(s), min time $min_time s"
   rm -rf "$out/report"
   bash third_party/fetch.sh protobuf  # Google's datasets, from the 3.21.12 source
