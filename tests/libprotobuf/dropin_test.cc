@@ -1,13 +1,18 @@
 // Runs against the accelerated libprotobuf.so.32 (LD_LIBRARY_PATH), built
 // against Debian's headers like any user's program: a long packed field is
 // stored with one allocation, of exactly its size, on the heap and on an
-// arena.
+// arena; and written into an array too small for it, it goes no further
+// past the array's end than stock's loop does.
 
 #include <google/protobuf/arena.h>
+#include <google/protobuf/dynamic_message.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "allocation_counter.h"
 #include "corpus3.pb.h"
@@ -69,6 +74,33 @@ TEST_P(DropInTest, OneArenaAllocation) {
   // Every earlier array of a growing field would still count as used.
   EXPECT_EQ(arena.SpaceUsed() - before,
             sizeof(void*) + sizeof(uint32_t) * message->u32().Capacity());
+}
+
+// A message that grew after it was sized, serialized into an array of the old
+// size (a caller's bug). Stock checks for room before each value, so it
+// writes at most one value past the array's end and then goes on in a buffer
+// of its own; the out-of-line writer of long packed fields, which the
+// library's reflection reaches, must not write further either.
+TEST(DropInStaleSizeTest, ArrayEndHolds) {
+  constexpr uint8_t kUntouched = 0xAA;
+  constexpr size_t kSlopBytes = 16;  // EpsCopyOutputStream's
+  google::protobuf::DynamicMessageFactory factory;
+  std::unique_ptr<google::protobuf::Message> message(
+      factory.GetPrototype(Packed3::descriptor())->New());
+  const auto* field = Packed3::descriptor()->FindFieldByName("u32");
+  const auto* reflection = message->GetReflection();
+  std::mt19937 rng(1);
+  for (int i = 0; i < 100; ++i) reflection->AddUInt32(message.get(), field, rng());
+  const size_t size = message->ByteSizeLong();  // cached, and soon stale
+  constexpr int kAdded = 1000;
+  for (int i = 0; i < kAdded; ++i) reflection->AddUInt32(message.get(), field, rng());
+  // Room for every value past the array too, so that an overrun shows here
+  // rather than in the heap.
+  std::vector<uint8_t> buffer(size + 5 * kAdded + 64, kUntouched);
+  message->SerializeWithCachedSizesToArray(buffer.data());
+  for (size_t i = size + kSlopBytes; i < buffer.size(); ++i) {
+    ASSERT_EQ(buffer[i], kUntouched) << "written " << i - size << " bytes past the array";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Values, DropInTest,
