@@ -297,13 +297,21 @@ fi
 # DIR links, linked again from the same objects into OUTPUT, with PAD bytes
 # of code ahead of them, so that all of its code moves by PAD.
 relink() {
-  local dir=$1 target=$2 file=$3 output=$4 pad=$5 cmd
+  local dir=$1 target=$2 file=$3 output=$4 pad=$5 cmd first
   cmd=$(ninja -C "$dir" -t commands "$target" | grep -F -- " -o $file " | tail -n 1)
   [ -n "$cmd" ] || die "$dir: no command of $target links $file"
+  # The pad goes ahead of the first object: the linker lays code out in the
+  # order of its inputs, and a program's command lists its objects before
+  # -o (a library's, after), so a pad put at -o would move no program code.
+  local words
+  read -ra words <<<"$cmd"
+  for first in "${words[@]}" ''; do [[ $first == *.o ]] && break; done
+  [ -n "$first" ] || die "$dir: no object in the link of $file"
+  cmd=${cmd/" -o $file "/" -o $output "}
+  cmd=${cmd/" $first"/" $output.pad.o $first"}
   printf '\t.text\n\t.skip %d, 0xcc\n\t.section .note.GNU-stack,"",@progbits\n' "$pad" |
     as -o "$output.pad.o" -
-  (cd "$dir" && "${locked[@]}" bash -c "${cmd/ -o $file / -o $output $output.pad.o }") ||
-    die "$dir: relinking $file failed"
+  (cd "$dir" && "${locked[@]}" bash -c "$cmd") || die "$dir: relinking $file failed"
   rm -f "$output.pad.o"
 }
 
