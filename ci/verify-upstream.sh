@@ -313,6 +313,21 @@ relink() {
     as -o "$output.pad.o" -
   (cd "$dir" && "${locked[@]}" bash -c "$cmd") || die "$dir: relinking $file failed"
   rm -f "$output.pad.o"
+  # A layout that moved nothing would measure one layout many times over, as
+  # the pad did at -o: a function of the first object must have moved.
+  local function_name before after
+  function_name=$(nm --defined-only "$dir/$first" | awk '$2 == "T" { print $3; exit }')
+  before=$(address_of "$dir/$file" "$function_name")
+  after=$(address_of "$output" "$function_name")
+  [ -n "$before" ] && [ -n "$after" ] ||
+    die "$dir: no function of $first in $file to check its layout by"
+  ((pad == 0)) || [ "$before" != "$after" ] ||
+    die "$output: the pad of $pad bytes did not move $function_name"
+}
+
+# address_of FILE SYMBOL: the address of SYMBOL in FILE's symbol table.
+address_of() {
+  nm --defined-only "$1" | awk -v name="$2" '$3 == name { print $1; exit }'
 }
 
 if $run_ab; then
