@@ -316,7 +316,8 @@ relink() {
   # A layout that moved nothing would measure one layout many times over, as
   # the pad did at -o: a function of the first object must have moved.
   local function_name before after
-  function_name=$(nm --defined-only "$dir/$first" | awk '$2 == "T" { print $3; exit }')
+  # (awk reads to the end: an early exit would fail nm, and so the pipe.)
+  function_name=$(nm --defined-only "$dir/$first" | awk '$2 == "T" && !name { name = $3 } END { print name }')
   before=$(address_of "$dir/$file" "$function_name")
   after=$(address_of "$output" "$function_name")
   [ -n "$before" ] && [ -n "$after" ] ||
@@ -327,7 +328,7 @@ relink() {
 
 # address_of FILE SYMBOL: the address of SYMBOL in FILE's symbol table.
 address_of() {
-  nm --defined-only "$1" | awk -v name="$2" '$3 == name { print $1; exit }'
+  nm --defined-only "$1" | awk -v name="$2" '$3 == name && !address { address = $1 } END { print address }'
 }
 
 if $run_ab; then
