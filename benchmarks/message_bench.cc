@@ -11,6 +11,8 @@
 //       neg (-1000..-1; signed types only)
 //   numberbatch/{parse,serialize}/N     NumberBatch, N random uint32 values
 //   uidlist/{parse,serialize}/N         UidList, N random uint64 values
+//   extension/{parse,serialize}/TYPE/rand/N  one packed extension (uint32,
+//       uint64) of Extended with N random values
 //   {string,bytes}/{parse,serialize}/KIND/LENGTH  one field of LENGTH bytes;
 //       KIND ascii, 2byte (U+0080..U+07FF), mixed (1- to 4-byte characters)
 //   dataset/{parse,serialize}/NAME      Google's benchmark datasets from the
@@ -36,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "ab_extensions.pb.h"
 #include "ab_messages.pb.h"
 #include "allocation_counter.h"
 #include "corpus3.pb.h"
@@ -47,6 +50,7 @@
 namespace {
 
 using protoaccel::ab::DatasetFile;
+using protoaccel::ab::Extended;
 using protoaccel::ab::NumberBatch;
 using protoaccel::ab::Text;
 using protoaccel::ab::UidList;
@@ -228,6 +232,26 @@ void UidListCase(benchmark::State& state, bool parse) {
     in.values = n;
   });
   Run<UidList>(state, parse, input);
+}
+
+// ------------------------------------------------------------ extensions --
+
+void ExtensionCase(benchmark::State& state, bool parse, std::string type) {
+  const int64_t n = state.range(0);
+  const Input& input = Cached("extension/" + type + "/" + std::to_string(n), [&](Input& in) {
+    std::mt19937_64 rng(static_cast<uint64_t>(n) * 7919 + type.size());
+    Extended m;
+    for (int64_t i = 0; i < n; ++i) {
+      if (type == "uint32") {
+        m.AddExtension(protoaccel::ab::packed_uint32, static_cast<uint32_t>(rng()));
+      } else {
+        m.AddExtension(protoaccel::ab::packed_uint64, rng());
+      }
+    }
+    in.wire = m.SerializeAsString();
+    in.values = n;
+  });
+  Run<Extended>(state, parse, input);
 }
 
 // --------------------------------------------------------------- strings --
@@ -420,6 +444,11 @@ void RegisterAll() {
         ->ArgsProduct({batch});
     benchmark::RegisterBenchmark(("uidlist/" + op).c_str(), UidListCase, parse)
         ->ArgsProduct({uids});
+    for (const char* type : {"uint32", "uint64"}) {
+      benchmark::RegisterBenchmark(
+          ("extension/" + op + "/" + type + "/rand").c_str(), ExtensionCase, parse, type)
+          ->ArgsProduct({{1, 4, 16, 64, 10000}});
+    }
   }
   for (const bool utf8 : {true, false}) {
     for (const bool parse : {true, false}) {

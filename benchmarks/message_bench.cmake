@@ -35,7 +35,8 @@ function(protoaccel_add_message_bench protoc libprotobuf)
   endif()
   set(protos
     ${PROTOACCEL_REPO_ROOT}/tests/libprotobuf/corpus3.proto
-    ${PROTOACCEL_REPO_ROOT}/benchmarks/ab_messages.proto)
+    ${PROTOACCEL_REPO_ROOT}/benchmarks/ab_messages.proto
+    ${PROTOACCEL_REPO_ROOT}/benchmarks/ab_extensions.proto)
   foreach(dataset_proto
       google_message1/proto2/benchmark_message1_proto2.proto
       google_message1/proto3/benchmark_message1_proto3.proto

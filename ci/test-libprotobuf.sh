@@ -5,7 +5,9 @@
 #      program built against Debian's headers loads out/accel's library;
 #   2. differential: the same corpus parsed and serialized by both gives the
 #      same output, also from a build against out/accel's headers;
-#   3. reserve-once: one allocation, capacity == size (heap and arena);
+#   3. drop-in tests: one allocation, capacity == size (heap and arena);
+#      a message that changed after it was sized written as stock writes it
+#      (those tests also run on stock);
 #   4. upstream's unit tests and conformance suite, on both.
 #
 # Usage: ci/test-libprotobuf.sh [--cases N]   (differential cases, 100000)
@@ -82,7 +84,10 @@ if ! cmp -s "$report/differential-stock.txt" "$report/differential-accel-headers
 fi
 echo "  identical: $(wc -l <"$report/differential-accel-headers.txt") cases"
 
-step "reserve-once: one allocation, capacity == size"
+step "drop-in: one allocation, capacity == size; stale sizes as stock"
+# The stale-size tests state stock's behaviour: stock must pass them too.
+LD_LIBRARY_PATH=out/stock/lib $bin/dropin_test --gtest_filter='DropInStaleSizeTest.*' \
+  --gtest_brief=1 || die "stock fails the stale-size tests: they no longer describe it"
 LD_LIBRARY_PATH=out/accel/lib $bin/dropin_test
 
 step "upstream's unit tests and conformance suite"
