@@ -36,6 +36,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ab_extensions.pb.h"
@@ -412,6 +413,20 @@ const std::vector<PackedSeries>& PackedMatrix() {
   return matrix;
 }
 
+// benchmark::RegisterBenchmark. With PROTOACCEL_BENCH_ITERATIONS=K every
+// case runs exactly K times, without calibration runs, so that
+// benchmarks/instructions.py can count instructions per operation.
+template <typename... Args>
+benchmark::internal::Benchmark* Register(const char* name, Args&&... args) {
+  static const long fixed_iterations = [] {
+    const char* env = std::getenv("PROTOACCEL_BENCH_ITERATIONS");
+    return env != nullptr ? std::atol(env) : 0L;
+  }();
+  auto* b = benchmark::RegisterBenchmark(name, std::forward<Args>(args)...);
+  if (fixed_iterations > 0) b->Iterations(fixed_iterations);
+  return b;
+}
+
 void RegisterAll() {
   const std::vector<int64_t> counts = {1,    4,     16,    64,     256,    1024,
                                        8192, 10000, 65536, 100000, 1000000};
@@ -422,7 +437,7 @@ void RegisterAll() {
     const std::string op = parse ? "parse" : "serialize";
     for (const auto& series : PackedMatrix()) {
       for (const char* values : series.values) {
-        benchmark::RegisterBenchmark(
+        Register(
             ("packed/" + op + "/" + series.type + "/" + values).c_str(), Packed, parse,
             series.type, values)
             ->ArgsProduct({counts});
@@ -433,19 +448,19 @@ void RegisterAll() {
   for (const auto& shape : std::vector<std::pair<const char*, const char*>>{
            {"uint32", "lt128"}, {"uint32", "rand"}, {"uint64", "rand"},
            {"int32", "neg"}, {"sint32", "rand"}}) {
-    benchmark::RegisterBenchmark(
+    Register(
         (std::string("packed/bytesize/") + shape.first + "/" + shape.second).c_str(),
         PackedByteSize, shape.first, shape.second)
         ->ArgsProduct({{1, 16, 10000}});
   }
   for (const bool parse : {true, false}) {
     const std::string op = parse ? "parse" : "serialize";
-    benchmark::RegisterBenchmark(("numberbatch/" + op).c_str(), NumberBatchCase, parse)
+    Register(("numberbatch/" + op).c_str(), NumberBatchCase, parse)
         ->ArgsProduct({batch});
-    benchmark::RegisterBenchmark(("uidlist/" + op).c_str(), UidListCase, parse)
+    Register(("uidlist/" + op).c_str(), UidListCase, parse)
         ->ArgsProduct({uids});
     for (const char* type : {"uint32", "uint64"}) {
-      benchmark::RegisterBenchmark(
+      Register(
           ("extension/" + op + "/" + type + "/rand").c_str(), ExtensionCase, parse, type)
           ->ArgsProduct({{1, 4, 16, 64, 10000}});
     }
@@ -455,14 +470,14 @@ void RegisterAll() {
       const std::string prefix =
           std::string(utf8 ? "string/" : "bytes/") + (parse ? "parse/" : "serialize/");
       for (const char* kind : {"ascii", "2byte", "mixed"}) {
-        benchmark::RegisterBenchmark((prefix + kind).c_str(), TextCase, parse, utf8, kind)
+        Register((prefix + kind).c_str(), TextCase, parse, utf8, kind)
             ->ArgsProduct({lengths});
       }
     }
   }
   for (const bool parse : {true, false}) {
     for (const Dataset& dataset : kDatasets) {
-      benchmark::RegisterBenchmark(
+      Register(
           ("dataset/" + std::string(parse ? "parse/" : "serialize/") + dataset.name).c_str(),
           DatasetCase, parse, dataset);
     }

@@ -4,7 +4,8 @@
 # benchmark into out/test-ab/, then tests/ab_report_test.py on what it wrote
 # (sections, tables, plots, the JSON beside the report, and the report's
 # numbers against medians computed afresh from that JSON), a dataset case
-# without its file, and a misspelt option's one-line error.
+# without its file, benchmarks/instructions.py on one case, and a misspelt
+# option's one-line error.
 #
 # Usage: ci/test-ab.sh [--build DIR]   (default out/build, ci/test.sh's build;
 #        the libraries in out/stock and out/accel are used as they are)
@@ -43,6 +44,16 @@ message = b.get("error_message", "")
 assert b.get("error_occurred") and "dataset file missing: /nonexistent/" in message, b
 print(f"{b['name']}: {message}")
 PY
+
+step "instructions per operation (callgrind): one case, stock and accel"
+ensure_packages valgrind
+table=$(/usr/bin/python3 benchmarks/instructions.py --iterations 200 \
+  --lib "stock=out/stock/lib:$build/benchmarks/message_bench" \
+  --lib "accel=out/accel/lib:$build/benchmarks/message_bench" \
+  --filter '^packed/serialize/uint32/lt128/16$') || die "benchmarks/instructions.py failed"
+echo "$table"
+echo "$table" | grep -Eq '^\| `packed/serialize/uint32/lt128/16` \| [0-9,]{3,} \| [0-9,]{3,} \| [-+][0-9,]+ \(' ||
+  die "benchmarks/instructions.py printed no count for the case"
 
 step "option errors"
 if message=$(bash ci/ab.sh --lib foo 2>&1); then die "ci/ab.sh --lib foo succeeded"; fi

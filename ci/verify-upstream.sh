@@ -10,7 +10,9 @@
 #   4. runs the A/B benchmark (benchmarks/ab.py): message_bench built against
 #      each install, the libraries alternating, each round in a code layout
 #      of its own, and stock again in layouts of its own (stock-copy: the
-#      noise of one run); writes OUT/report/report.md.
+#      noise of one run); writes OUT/report/report.md;
+#   5. counts instructions per operation of the A/B's small cases on both
+#      (benchmarks/instructions.py, callgrind): OUT/report/instructions.md.
 # The checkout itself is only read. CI does not run this (upstream sources are
 # in no registry); it is how a contributor checks a series.
 #
@@ -24,7 +26,7 @@
 #   --tests FILTER      gtest filter for upstream's `tests` (default: the
 #                       parse and serialize suites; '*' runs all)
 #   --no-tests          no unit tests, no conformance
-#   --no-ab             no A/B benchmark
+#   --no-ab             no A/B benchmark, no instruction counts
 #   --sanitize          build both with ASan and UBSan (-O1, debug checks
 #                       on, static libraries) and run the tests only, in
 #                       out/upstream/TAG-sanitize: a bad read or write, or
@@ -50,6 +52,8 @@ readonly DEFAULT_TESTS='*Parse*:*Parsing*:*Packed*:*Varint*:*Utf8*:*UTF8*:*Exten
 # The A/B cases of the issue's targets, and packed extensions (which the
 # library serializes itself, not generated code).
 readonly AB_FILTER='^(packed/(parse|serialize)/(uint32/(lt128|rand)|uint64/rand|int32/neg)/(1|4|16|10000)|string/parse/(mixed|ascii)/(8|32|1024)|numberbatch/parse/10000|extension/(parse|serialize)/(uint32|uint64)/rand/(1|4|16|10000)|dataset/parse/.*)$'
+# Its cases of up to 32 values or bytes, for instructions.py.
+readonly SMALL_FILTER='^(packed/(parse|serialize)/(uint32/(lt128|rand)|uint64/rand|int32/neg)/(1|4|16)|string/parse/(mixed|ascii)/(8|32)|extension/(parse|serialize)/(uint32|uint64)/rand/(1|4|16))$'
 
 tests_filter=$DEFAULT_TESTS
 run_tests=true
@@ -145,7 +149,7 @@ echo "protobuf $tag at $commit ($checkout); series $series_dir"
 
 step "packages"
 ensure_build_packages
-ensure_packages libjsoncpp-dev python3 python3-matplotlib
+ensure_packages libjsoncpp-dev python3 python3-matplotlib valgrind
 
 # ---------------------------------------------------------------- abseil --
 if [ -z "$abseil_prefix" ]; then
@@ -380,6 +384,13 @@ if $run_ab; then
   /usr/bin/python3 benchmarks/ab_report.py --out "$out/report" >/dev/null
   sed -n '/^## Summary: parse/,/^## Libraries/p' "$out/report/report.md" | sed '$d'
   echo "report: $out/report/report.md"
+  # Where the host's noise hides the small cases' times, their instruction
+  # counts still show whether accel does more work there.
+  step "instructions per operation (callgrind): the A/B's cases of up to 32 values or bytes"
+  LD_LIBRARY_PATH=$abseil_prefix/lib "${locked[@]}" /usr/bin/python3 benchmarks/instructions.py \
+    --lib "stock=$out/stock/lib:$out/bench-stock/message_bench" \
+    --lib "accel=$out/accel/lib:$out/bench-accel/message_bench" \
+    --filter "$SMALL_FILTER" --out "$out/report/instructions.md"
 fi
 echo
 echo "protobuf $tag: series verified"
