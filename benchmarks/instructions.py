@@ -21,40 +21,14 @@ import json
 import os
 import re
 import subprocess
-import sys
+
+from ab import die, library_env, list_cases, parse_lib
 
 
-def die(message):
-    print(f"error: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def parse_lib(spec):
-    """NAME=LIBDIR:BENCH -> (name, libdir, bench)."""
-    name, sep, rest = spec.partition("=")
-    libdir, sep2, bench = rest.partition(":")
-    if not sep or not sep2 or not name or not libdir or not bench:
-        die(f"--lib {spec}: expected NAME=LIBDIR:BENCH")
-    if not os.access(bench, os.X_OK):
-        die(f"--lib {spec}: {bench} is not an executable")
-    return name, libdir, bench
-
-
-def env_for(libdir, iterations=None):
-    inherited = os.environ.get("LD_LIBRARY_PATH")
-    env = dict(os.environ, LD_LIBRARY_PATH=libdir + (":" + inherited if inherited else ""))
-    env.pop("PROTOACCEL_BENCH_ITERATIONS", None)
-    if iterations:
-        env["PROTOACCEL_BENCH_ITERATIONS"] = str(iterations)
+def env_for(libdir, iterations):
+    env = library_env(libdir)
+    env["PROTOACCEL_BENCH_ITERATIONS"] = str(iterations)
     return env
-
-
-def list_cases(bench, libdir, regex):
-    out = subprocess.run([bench, "--benchmark_list_tests=true", f"--benchmark_filter={regex}"],
-                         env=env_for(libdir), capture_output=True, text=True)
-    if out.returncode != 0:
-        die(f"{bench} --benchmark_list_tests failed: {out.stderr.strip()[-500:]}")
-    return [line for line in out.stdout.splitlines() if line]
 
 
 def count(bench, libdir, case, iterations):
@@ -87,6 +61,9 @@ def main():
     p.add_argument("--out", help="also write the table here")
     args = p.parse_args()
     libs = [parse_lib(spec) for spec in args.lib]
+    for name, _, bench in libs:
+        if bench is None or not os.access(bench, os.X_OK):
+            die(f"--lib {name}: give NAME=LIBDIR:BENCH, BENCH an executable message_bench")
     if len(libs) < 2:
         die("give two libraries or more: the first is the base")
     if args.iterations < 1:
