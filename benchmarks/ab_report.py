@@ -4,8 +4,11 @@ the google-benchmark JSON that benchmarks/ab.py wrote there (json/*.json).
 
 Per case and library: the median of the rounds' times (google-benchmark's
 real_time, ns per operation) and their spread (min..max); the speed-up of a
-library is the first library's median divided by its median. results.json
-holds these numbers for programs; every number in report.md comes from it.
+library is the first library's median divided by its median. Where every
+round ran both, also the paired speed-up: the median over rounds of the first
+library's time divided by the library's, each round's two runs having been
+close in time (ab.py --per-case). results.json holds these numbers for
+programs; every number in report.md comes from it.
 """
 
 import argparse
@@ -89,6 +92,7 @@ def load(out):
         if not files:
             die(f"no JSON of library {name} in {out}/json")
         for path in files:
+            k = int(re.search(r"-round([0-9]+)\.json$", path).group(1))
             with open(path) as f:
                 data = json.load(f)
             contexts.setdefault(name, data["context"])
@@ -99,11 +103,13 @@ def load(out):
                 if case not in results:
                     results[case] = {}
                     order.append(case)
-                slot = results[case].setdefault(name, {"times": [], "entries": [], "error": None})
+                slot = results[case].setdefault(
+                    name, {"times": [], "by_round": {}, "entries": [], "error": None})
                 if b.get("error_occurred"):
                     slot["error"] = b.get("error_message", "error")
                     continue
                 slot["times"].append(b["real_time"] * TO_NS[b.get("time_unit", "ns")])
+                slot["by_round"][k] = slot["times"][-1]
                 slot["entries"].append(b)
     return run, names, results, order, contexts
 
@@ -113,7 +119,7 @@ def summarize(names, results, order):
     cases = {}
     base = names[0]
     for case in order:
-        row = {"libraries": {}, "speedup": {}}
+        row = {"libraries": {}, "speedup": {}, "paired_speedup": {}}
         for name in names:
             slot = results[case].get(name)
             if slot is None:
@@ -143,8 +149,19 @@ def summarize(names, results, order):
         for name in names[1:]:
             m = row["libraries"].get(name, {}).get("median_ns")
             row["speedup"][name] = b / m if b and m else None
+            row["paired_speedup"][name] = paired_speedup(results[case], base, name)
         cases[case] = row
     return cases
+
+
+def paired_speedup(result, base, name):
+    """The median over rounds of base's time / name's time, if every round
+    that either ran has a time of both; else None."""
+    a = result.get(base, {}).get("by_round", {})
+    b = result.get(name, {}).get("by_round", {})
+    if not a or a.keys() != b.keys():
+        return None
+    return statistics.median(a[k] / b[k] for k in a)
 
 
 def split(case):
@@ -198,7 +215,8 @@ class Report:
                  "median of the rounds, with their spread (min..max) in the full "
                  "tables. Speed-up = median time of "
                  f"**{self.base}** / median time of the library (above 1: faster). "
-                 "The libraries ran alternately, one process per group of cases, "
+                 "The libraries ran alternately, one process per "
+                 f"{'case' if run.get('per_case') else 'group of cases'}, "
                  "their order rotating. Absolute times are noisy on shared machines; "
                  "the ratios, measured side by side, much less.", "")
         self.add("Files beside this report: `json/NAME-roundK.json` (google-benchmark's "
@@ -473,6 +491,25 @@ class Report:
             self.add("## Skipped cases", "")
             self.table(["case", "library", "why"], rows)
 
+    def paired(self):
+        if not self.run.get("per_case"):
+            return
+        self.add("## Paired speed-ups", "")
+        self.add("One process per case, the libraries' runs of a case side by side "
+                 "in each round: the speed-up is the median over the rounds of "
+                 f"**{self.base}**'s time / the library's time in that round (above 1: "
+                 "faster), beside the ratio of medians.", "")
+        header = ["case"] + [f"{n} {kind}" for n in self.others
+                             for kind in ("paired speed-up", "ratio of medians")]
+        rows = []
+        for case, row in self.cases.items():
+            cells = [f"`{case}`"]
+            for name in self.others:
+                cells += [fmt_ratio(row["paired_speedup"].get(name)),
+                          fmt_ratio(row["speedup"].get(name))]
+            rows.append(cells)
+        self.table(header, rows)
+
     def all_cases(self):
         self.add("## All cases", "")
         self.add("Median ns per operation (min..max over the rounds).", "")
@@ -531,6 +568,7 @@ def main():
     report.strings()
     report.datasets()
     report.skipped()
+    report.paired()
     report.all_cases()
     if args.kernels and os.path.exists(args.kernels):
         report.add("## Kernels, alone", "")

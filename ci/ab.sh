@@ -20,6 +20,9 @@
 #   --rounds N          runs of each case per library (default 5; the report
 #                       gives the median and the spread)
 #   --min-time SECONDS  google-benchmark's minimum time per case (default 0.04)
+#   --per-case          one process per case, not per group: the libraries'
+#                       runs of a case side by side, and the report's paired
+#                       speed-ups (the median of the rounds' ratios)
 #   --lib NAME=DIR      one more library to compare (repeatable). DIR holds
 #                       libprotobuf.so.32, or is an install prefix with it in
 #                       DIR/lib: it runs the same program (a drop-in). A
@@ -63,6 +66,7 @@ lock=${PROTOACCEL_LOCK:-}
 list=false
 rounds_given=false
 min_time_given=false
+per_case=false
 lib_specs=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -70,6 +74,7 @@ while [ $# -gt 0 ]; do
     --filter) need_value "$@"; filter=$2; shift ;;
     --rounds) need_value "$@"; rounds=$2; rounds_given=true; shift ;;
     --min-time) need_value "$@"; min_time=$2; min_time_given=true; shift ;;
+    --per-case) per_case=true ;;
     --lib) need_value "$@"; lib_specs+=("$2"); shift ;;
     --kernels) need_value "$@"; kernel_filter=$2; shift ;;
     --no-kernels) kernels=false ;;
@@ -229,7 +234,8 @@ for name in "${names[@]}"; do
   [ "$name" != accel-headers ] || only=(--only 'accel-headers=^[^/]+/(serialize|bytesize)/')
 done
 "$PYTHON" benchmarks/ab.py --bench "$bench" "${ab_libs[@]}" "${only[@]}" --rounds "$rounds" \
-  --min-time "$min_time" --filter "$filter" --out "$out" ${lock:+--lock "$lock"}
+  --min-time "$min_time" --filter "$filter" --out "$out" ${lock:+--lock "$lock"} \
+  $($per_case && echo --per-case)
 
 step "report"
 "$PYTHON" benchmarks/ab_report.py --out "$out" --machine "$out/machine.txt" \

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Checks ci/ab.sh end to end, fast: a --quick run of four tiny cases (stock,
-# accel, and accel-headers on the two serialize ones) and one kernel
-# benchmark into out/test-ab/, then tests/ab_report_test.py on what it wrote
-# (sections, tables, plots, the JSON beside the report, and the report's
-# numbers against medians computed afresh from that JSON), a dataset case
+# accel, and accel-headers on the two serialize ones), three rounds of one
+# process per case, and one kernel benchmark into out/test-ab/, then
+# tests/ab_report_test.py on what it wrote (sections, tables, plots, the JSON
+# beside the report, and the report's numbers against medians and paired
+# ratios computed afresh from that JSON), a dataset case
 # without its file, benchmarks/instructions.py on one case, and a misspelt
 # option's one-line error.
 #
@@ -24,9 +25,9 @@ for variant in stock accel; do
   [ -e "out/$variant/lib/libprotobuf.so.32" ] && libs+=(--lib "$variant=out/$variant")
 done
 
-step "ci/ab.sh --quick on ${cases[*]}"
+step "ci/ab.sh --quick --rounds 3 --per-case on ${cases[*]}"
 rm -rf "$out"
-bash ci/ab.sh --quick --filter '^packed/(parse|serialize)/uint32/lt128/(16|10000)$' \
+bash ci/ab.sh --quick --rounds 3 --per-case --filter '^packed/(parse|serialize)/uint32/lt128/(16|10000)$' \
   --kernels '^decode_uint32/1B/scalar/4096$' --build "$build" --out "$out" "${libs[@]}"
 
 step "the report"

@@ -11,7 +11,11 @@
 #      each install, the libraries alternating, each round in a code layout
 #      of its own, and stock again in layouts of its own (stock-copy: the
 #      noise of one run); writes OUT/report/report.md;
-#   5. counts instructions per operation of the A/B's small cases on both
+#   5. runs the A/B's small cases (up to 32 values or bytes) again, one
+#      process per case, the libraries' runs of a case side by side, for
+#      many rounds over the same layouts, and gives the paired speed-ups
+#      (median of the rounds' ratios): OUT/report-small/report.md;
+#   6. counts instructions per operation of those cases on both
 #      (benchmarks/instructions.py, callgrind): OUT/report/instructions.md.
 # The checkout itself is only read. CI does not run this (upstream sources are
 # in no registry); it is how a contributor checks a series.
@@ -36,6 +40,8 @@
 #                       static (the default abseil is)
 #   --rounds N, --min-time S   the A/B's rounds (default 5), each a code
 #                       layout of its own; min time (default 0.05)
+#   --small-rounds N    rounds of the small cases, one process per case,
+#                       over the same layouts (default 41; min time 0.02)
 #   --out DIR           where everything goes (default out/upstream/TAG)
 #   --lock FILE         builds, tests and benchmarks under flock(1) on FILE
 #                       (default: $PROTOACCEL_LOCK, if set)
@@ -52,7 +58,8 @@ readonly DEFAULT_TESTS='*Parse*:*Parsing*:*Packed*:*Varint*:*Utf8*:*UTF8*:*Exten
 # The A/B cases of the issue's targets, and packed extensions (which the
 # library serializes itself, not generated code).
 readonly AB_FILTER='^(packed/(parse|serialize)/(uint32/(lt128|rand)|uint64/rand|int32/neg)/(1|4|16|10000)|string/parse/(mixed|ascii)/(8|32|1024)|numberbatch/parse/10000|extension/(parse|serialize)/(uint32|uint64)/rand/(1|4|16|10000)|dataset/parse/.*)$'
-# Its cases of up to 32 values or bytes, for instructions.py.
+# Its cases of up to 32 values or bytes: run again side by side, and counted
+# by instructions.py.
 readonly SMALL_FILTER='^(packed/(parse|serialize)/(uint32/(lt128|rand)|uint64/rand|int32/neg)/(1|4|16)|string/parse/(mixed|ascii)/(8|32)|extension/(parse|serialize)/(uint32|uint64)/rand/(1|4|16))$'
 
 tests_filter=$DEFAULT_TESTS
@@ -61,6 +68,7 @@ run_ab=true
 sanitize=false
 rounds=5
 min_time=0.05
+small_rounds=41
 out=
 lock=${PROTOACCEL_LOCK:-}
 args=()
@@ -72,6 +80,7 @@ while [ $# -gt 0 ]; do
     --sanitize) sanitize=true ;;
     --rounds) need_value "$@"; rounds=$2; shift ;;
     --min-time) need_value "$@"; min_time=$2; shift ;;
+    --small-rounds) need_value "$@"; small_rounds=$2; shift ;;
     --out) need_value "$@"; out=$2; shift ;;
     --lock) need_value "$@"; lock=$2; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -384,6 +393,20 @@ if $run_ab; then
   /usr/bin/python3 benchmarks/ab_report.py --out "$out/report" >/dev/null
   sed -n '/^## Summary: parse/,/^## Libraries/p' "$out/report/report.md" | sed '$d'
   echo "report: $out/report/report.md"
+  # The host's speed drifts by tens of percent over seconds; a few tens of
+  # nanoseconds a case, stock against itself strayed by 25 % in the A/B
+  # above, where the libraries alternate group by group. Run one case at a
+  # time instead, so that the libraries' runs of a case are a fraction of a
+  # second apart, and take the median of each round's ratio.
+  step "the small cases side by side: $small_rounds rounds, one process per case"
+  rm -rf "$out/report-small"
+  LD_LIBRARY_PATH=$abseil_prefix/lib /usr/bin/python3 benchmarks/ab.py \
+    --bench "$out/bench-stock/message_bench" "${ab_libs[@]}" --per-case \
+    --layouts "$rounds" --rounds "$small_rounds" --min-time 0.02 --filter "$SMALL_FILTER" \
+    --out "$out/report-small" ${lock:+--lock "$lock"}
+  /usr/bin/python3 benchmarks/ab_report.py --no-plots --out "$out/report-small" >/dev/null
+  sed -n '/^## Paired speed-ups/,/^## All cases/p' "$out/report-small/report.md" | sed '$d'
+  echo "report: $out/report-small/report.md"
   # Where the host's noise hides the small cases' times, their instruction
   # counts still show whether accel does more work there.
   step "instructions per operation (callgrind): the A/B's cases of up to 32 values or bytes"

@@ -48,20 +48,26 @@ def number(cell):
     return float(cell.replace(",", "").rstrip("x"))
 
 
-def medians_from_json(out):
-    """{case: {lib: (median, min, max)}} from json/*-roundK.json."""
+def round_times_from_json(out):
+    """{case: {lib: {round: time}}} from json/*-roundK.json."""
     result = {}
     for path in glob.glob(os.path.join(out, "json", "*-round*.json")):
-        lib = re.match(r"(.+)-round\d+\.json$", os.path.basename(path)).group(1)
+        lib, k = re.match(r"(.+)-round(\d+)\.json$", os.path.basename(path)).groups()
         with open(path) as f:
             data = json.load(f)
         for b in data["benchmarks"]:
             if b.get("error_occurred"):
                 continue
-            t = b["real_time"] * TO_NS[b["time_unit"]]
-            result.setdefault(b["name"], {}).setdefault(lib, []).append(t)
-    return {case: {lib: (statistics.median(ts), min(ts), max(ts))
-                   for lib, ts in libs.items()} for case, libs in result.items()}
+            result.setdefault(b["name"], {}).setdefault(lib, {})[int(k)] = \
+                b["real_time"] * TO_NS[b["time_unit"]]
+    return result
+
+
+def medians_from_json(out):
+    """{case: {lib: (median, min, max)}} from json/*-roundK.json."""
+    return {case: {lib: (statistics.median(ts.values()), min(ts.values()), max(ts.values()))
+                   for lib, ts in libs.items()}
+            for case, libs in round_times_from_json(out).items()}
 
 
 class ReportTest(unittest.TestCase):
@@ -144,6 +150,26 @@ class ReportTest(unittest.TestCase):
                     continue
                 ratio = libs[base][0] / libs[lib][0]
                 self.assertAlmostEqual(number(rows[case][f"{lib} speed-up"]), ratio, delta=0.0051)
+
+    def test_paired_table_is_the_json(self):
+        heading = "## Paired speed-ups"
+        if not self.run_info.get("per_case"):
+            self.assertNotIn("\n" + heading + "\n", self.report)
+            return
+        (table,) = read_tables(self.report, heading)
+        rows = {row["case"].strip("`"): row for row in table["rows"]}
+        times = round_times_from_json(OUT)
+        self.assertEqual(set(rows), set(times))
+        base = self.names[0]
+        for case, libs in times.items():
+            for lib in self.names[1:]:
+                cell = rows[case][f"{lib} paired speed-up"]
+                if lib not in libs:
+                    self.assertEqual(cell, "-", case)
+                    continue
+                self.assertEqual(sorted(libs[lib]), list(range(1, self.run_info["rounds"] + 1)))
+                paired = statistics.median(libs[base][k] / libs[lib][k] for k in libs[base])
+                self.assertAlmostEqual(number(cell), paired, delta=0.0051, msg=case)
 
     def test_summary_tables_are_the_json(self):
         for ops, heading in ((("parse",), "## Summary: parse, N = 10,000 values"),
