@@ -84,7 +84,7 @@ def load(out):
     with open(os.path.join(out, "run.json")) as f:
         run = json.load(f)
     names = [lib["name"] for lib in run["libraries"]]
-    results = {}  # case -> lib -> {"times": [...], "entries": [...], "error": str}
+    results = {}  # case -> lib -> {"by_round": {round: ns}, "entries": [...], "error": str}
     order = []
     contexts = {}
     for name in names:
@@ -104,12 +104,11 @@ def load(out):
                     results[case] = {}
                     order.append(case)
                 slot = results[case].setdefault(
-                    name, {"times": [], "by_round": {}, "entries": [], "error": None})
+                    name, {"by_round": {}, "entries": [], "error": None})
                 if b.get("error_occurred"):
                     slot["error"] = b.get("error_message", "error")
                     continue
-                slot["times"].append(b["real_time"] * TO_NS[b.get("time_unit", "ns")])
-                slot["by_round"][k] = slot["times"][-1]
+                slot["by_round"][k] = b["real_time"] * TO_NS[b.get("time_unit", "ns")]
                 slot["entries"].append(b)
     return run, names, results, order, contexts
 
@@ -124,15 +123,16 @@ def summarize(names, results, order):
             slot = results[case].get(name)
             if slot is None:
                 continue
-            if slot["error"] is not None or not slot["times"]:
+            times = list(slot["by_round"].values())
+            if slot["error"] is not None or not times:
                 row["libraries"][name] = {"skipped": slot["error"] or "no result"}
                 continue
             first = slot["entries"][0]
             entry = {
-                "median_ns": statistics.median(slot["times"]),
-                "min_ns": min(slot["times"]),
-                "max_ns": max(slot["times"]),
-                "rounds": len(slot["times"]),
+                "median_ns": statistics.median(times),
+                "min_ns": min(times),
+                "max_ns": max(times),
+                "rounds": len(times),
             }
             for counter, key in (("values", "values"), ("wire_bytes", "wire_bytes")):
                 if counter in first:
