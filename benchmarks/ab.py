@@ -17,10 +17,9 @@ Written to --out:
 Then benchmarks/ab_report.py makes the report from them.
 
 A library's folder and program may name one build per round: "{round}" in
-them stands for the round's number (1..rounds), or with --layouts N for the
-round's number modulo N (1..N). ci/verify-upstream.sh gives each round its
-own code layout that way, so that a case's median is taken over layouts as
-well as over runs.
+them stands for the round's number (1..rounds). ci/verify-upstream.sh gives
+each round its own code layout that way, so that a case's median is taken
+over layouts as well as over runs.
 
 With --per-case every process runs one case, not a group: the libraries'
 runs of a case are then a fraction of a second apart, and ab_report.py gives
@@ -81,9 +80,9 @@ def library_env(libdir):
     return dict(os.environ, LD_LIBRARY_PATH=libdir + (":" + inherited if inherited else ""))
 
 
-def in_round(template, r, layouts=None):
-    """A --lib folder or program in round r (from 0), of `layouts` builds."""
-    return template.replace("{round}", str(r % layouts + 1 if layouts else r + 1))
+def in_round(template, r):
+    """A --lib folder or program in round r (from 0)."""
+    return template.replace("{round}", str(r + 1))
 
 
 def list_cases(bench, libdir, regex):
@@ -112,8 +111,6 @@ def main():
                         "The first library is the base of the speed-ups. In DIR and "
                         "BENCH, {round} stands for the round's number (1..rounds).")
     p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--layouts", type=int, metavar="N",
-                   help="{round} cycles through 1..N (builds for N rounds, more rounds)")
     p.add_argument("--per-case", action="store_true",
                    help="one process per case, not per group (for paired ratios)")
     p.add_argument("--min-time", default="0.04",
@@ -127,11 +124,6 @@ def main():
     args = p.parse_args()
     if args.rounds < 1:
         die("--rounds must be at least 1")
-    if args.layouts is not None and args.layouts < 1:
-        die("--layouts must be at least 1")
-
-    def at(template, r):
-        return in_round(template, r, args.layouts)
 
     libs = []
     for spec in args.lib:
@@ -141,15 +133,15 @@ def main():
         libdir = os.path.abspath(libdir)
         bench = os.path.abspath(bench or args.bench)
         for r in range(args.rounds):
-            if not os.path.isdir(at(libdir, r)):
-                die(f"--lib {name}: {at(libdir, r)} is not a folder")
-            if not any(f.startswith("libprotobuf.so") for f in os.listdir(at(libdir, r))):
-                die(f"--lib {name}: no libprotobuf.so* in {at(libdir, r)}")
-            if not os.access(at(bench, r), os.X_OK):
-                die(f"{at(bench, r)}: no such program (build it first)")
+            if not os.path.isdir(in_round(libdir, r)):
+                die(f"--lib {name}: {in_round(libdir, r)} is not a folder")
+            if not any(f.startswith("libprotobuf.so") for f in os.listdir(in_round(libdir, r))):
+                die(f"--lib {name}: no libprotobuf.so* in {in_round(libdir, r)}")
+            if not os.access(in_round(bench, r), os.X_OK):
+                die(f"{in_round(bench, r)}: no such program (build it first)")
         libs.append((name, libdir, bench))
 
-    cases = list_cases(at(libs[0][2], 0), at(libs[0][1], 0), args.filter)
+    cases = list_cases(in_round(libs[0][2], 0), in_round(libs[0][1], 0), args.filter)
     if not cases:
         die(f"no case matches --filter '{args.filter}' "
             f"(list them: {libs[0][2]} --benchmark_list_tests)")
@@ -196,7 +188,7 @@ def main():
             group_libs = [lib for lib in libs if runs(lib[0], group, lasts)]
             k = (r + gi) % len(group_libs)
             for name, libdir, bench in group_libs[k:] + group_libs[:k]:
-                libdir, bench = at(libdir, r), at(bench, r)
+                libdir, bench = in_round(libdir, r), in_round(bench, r)
                 done += 1
                 elapsed = time.time() - started
                 left = f", ~{clock(elapsed / (done - 1) * (total - done + 1))} left" if done > 1 else ""
@@ -245,10 +237,9 @@ def main():
     finished = time.time()
     run_info = {
         "libraries": [{"name": name, "dir": libdir, "bench": bench,
-                       "bench_sha256": sha256(at(bench, 0)), "loaded": loaded[name]}
+                       "bench_sha256": sha256(in_round(bench, 0)), "loaded": loaded[name]}
                       for name, libdir, bench in libs],
         "rounds": args.rounds,
-        "layouts": args.layouts,
         "per_case": args.per_case,
         "min_time": args.min_time,
         "filter": args.filter,

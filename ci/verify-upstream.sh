@@ -13,8 +13,8 @@
 #      noise of one run); writes OUT/report/report.md;
 #   5. runs the A/B's small cases (up to 32 values or bytes) again, one
 #      process per case, the libraries' runs of a case side by side, for
-#      many rounds over the same layouts, and gives the paired speed-ups
-#      (median of the rounds' ratios): OUT/report-small/report.md;
+#      many rounds, each in a layout of its own, and gives the paired
+#      speed-ups (median of the rounds' ratios): OUT/report-small/report.md;
 #   6. counts instructions per operation of those cases on both
 #      (benchmarks/instructions.py, callgrind): OUT/report/instructions.md.
 # The checkout itself is only read. CI does not run this (upstream sources are
@@ -41,7 +41,8 @@
 #   --rounds N, --min-time S   the A/B's rounds (default 5), each a code
 #                       layout of its own; min time (default 0.05)
 #   --small-rounds N    rounds of the small cases, one process per case,
-#                       over the same layouts (default 41; min time 0.02)
+#                       each in a layout of its own (default 41; min time
+#                       0.02)
 #   --out DIR           where everything goes (default out/upstream/TAG)
 #   --lock FILE         builds, tests and benchmarks under flock(1) on FILE
 #                       (default: $PROTOACCEL_LOCK, if set)
@@ -345,6 +346,16 @@ address_of() {
   nm --defined-only "$1" | awk -v name="$2" '$3 == name && !address { address = $1 } END { print address }'
 }
 
+# ab_run REPORT ARGS...: benchmarks/ab.py of the three libraries into REPORT.
+ab_run() {
+  local report=$1
+  shift
+  rm -rf "$report"
+  LD_LIBRARY_PATH=$abseil_prefix/lib /usr/bin/python3 benchmarks/ab.py \
+    --bench "$out/bench-stock/message_bench" "${ab_libs[@]}" --out "$report" \
+    ${lock:+--lock "$lock"} "$@"
+}
+
 if $run_ab; then
   for variant in stock accel; do
     step "message_bench against $tag $variant"
@@ -364,14 +375,18 @@ if $run_ab; then
   # median is then over layouts. stock-copy, the control, is stock in
   # layouts of its own: its ratios to stock, which runs the same code, are
   # what a ratio can be off by.
-  step "code layouts: $rounds per library"
+  # The small cases' rounds get layouts of their own too (the A/B's rounds
+  # use the first ones): over 11 layouts cycled, a paired ratio rested on 11
+  # pairs of layouts, and the control strayed by up to 34 %.
+  layouts=$((rounds > small_rounds ? rounds : small_rounds))
+  step "code layouts: $layouts per library"
   so=$(basename "$(readlink -f "$out/build-stock/libprotobuf.so")")
-  RANDOM=$((rounds * 1000 + ${#tag}))  # the same layouts for the same run
+  RANDOM=$((layouts * 1000 + ${#tag}))  # the same layouts for the same run
   rm -rf "$out/layouts"
   ab_libs=()
   for library in stock accel stock-copy; do
     variant=${library%-copy}
-    for ((r = 1; r <= rounds; r++)); do
+    for ((r = 1; r <= layouts; r++)); do
       layout=$out/layouts/$library-$r
       mkdir -p "$layout"
       cp -a "$out/$variant/lib" "$layout/"
@@ -384,12 +399,8 @@ if $run_ab; then
     ab_libs+=(--lib "$library=$out/layouts/$library-{round}/lib:$out/layouts/$library-{round}/message_bench")
   done
   step "A/B: stock vs accel $tag, $rounds round(s), min time $min_time s"
-  rm -rf "$out/report"
   bash third_party/fetch.sh protobuf  # Google's datasets, from the 3.21.12 source
-  LD_LIBRARY_PATH=$abseil_prefix/lib /usr/bin/python3 benchmarks/ab.py \
-    --bench "$out/bench-stock/message_bench" "${ab_libs[@]}" \
-    --rounds "$rounds" --min-time "$min_time" --filter "$AB_FILTER" --out "$out/report" \
-    ${lock:+--lock "$lock"}
+  ab_run "$out/report" --rounds "$rounds" --min-time "$min_time" --filter "$AB_FILTER"
   /usr/bin/python3 benchmarks/ab_report.py --out "$out/report" >/dev/null
   sed -n '/^## Summary: parse/,/^## Libraries/p' "$out/report/report.md" | sed '$d'
   echo "report: $out/report/report.md"
@@ -399,11 +410,8 @@ if $run_ab; then
   # time instead, so that the libraries' runs of a case are a fraction of a
   # second apart, and take the median of each round's ratio.
   step "the small cases side by side: $small_rounds rounds, one process per case"
-  rm -rf "$out/report-small"
-  LD_LIBRARY_PATH=$abseil_prefix/lib /usr/bin/python3 benchmarks/ab.py \
-    --bench "$out/bench-stock/message_bench" "${ab_libs[@]}" --per-case \
-    --layouts "$rounds" --rounds "$small_rounds" --min-time 0.02 --filter "$SMALL_FILTER" \
-    --out "$out/report-small" ${lock:+--lock "$lock"}
+  ab_run "$out/report-small" --per-case --rounds "$small_rounds" --min-time 0.02 \
+    --filter "$SMALL_FILTER"
   /usr/bin/python3 benchmarks/ab_report.py --no-plots --out "$out/report-small" >/dev/null
   sed -n '/^## Paired speed-ups/,/^## All cases/p' "$out/report-small/report.md" | sed '$d'
   echo "report: $out/report-small/report.md"
