@@ -357,6 +357,9 @@ ab_run() {
 }
 
 if $run_ab; then
+  # Google's datasets, from the 3.21.12 source: message_bench compiles in the
+  # messages whose .proto it finds when it is configured.
+  bash third_party/fetch.sh protobuf
   for variant in stock accel; do
     step "message_bench against $tag $variant"
     # The installed protoc finds abseil only through the loader's path.
@@ -399,7 +402,6 @@ if $run_ab; then
     ab_libs+=(--lib "$library=$out/layouts/$library-{round}/lib:$out/layouts/$library-{round}/message_bench")
   done
   step "A/B: stock vs accel $tag, $rounds round(s), min time $min_time s"
-  bash third_party/fetch.sh protobuf  # Google's datasets, from the 3.21.12 source
   ab_run "$out/report" --rounds "$rounds" --min-time "$min_time" --filter "$AB_FILTER"
   /usr/bin/python3 benchmarks/ab_report.py --out "$out/report" >/dev/null
   sed -n '/^## Summary: parse/,/^## Libraries/p' "$out/report/report.md" | sed '$d'
