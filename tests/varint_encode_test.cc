@@ -8,8 +8,6 @@
 // before `out` are sentinels that must stay.
 
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -28,55 +26,10 @@ namespace {
 
 using internal::EncodeFn;
 using internal::SizeFn;
+using testing::GuardedArena;
 using testing::RandomValueOfLength;
 
-// Memory whose end is followed by an inaccessible page, reused between
-// checks (an mmap per check would dominate the run time).
-class GuardedArena {
- public:
-  GuardedArena() = default;
-  ~GuardedArena() { Release(); }
-  GuardedArena(const GuardedArena&) = delete;
-  GuardedArena& operator=(const GuardedArena&) = delete;
-
-  // The start of `size` writable bytes that end where the guard page starts.
-  char* EndingAt(size_t size) {
-    if (size > capacity_) Grow(size);
-    return guard_ - size;
-  }
-  // How many writable bytes precede the guard page.
-  size_t capacity() const { return capacity_; }
-
- private:
-  void Grow(size_t size) {
-    Release();
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    capacity_ = (size + 4096 + page - 1) / page * page;  // room for sentinels
-    mapping_size_ = capacity_ + page;
-    mapping_ = static_cast<char*>(mmap(nullptr, mapping_size_,
-                                       PROT_READ | PROT_WRITE,
-                                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-    if (mapping_ == MAP_FAILED) std::abort();
-    guard_ = mapping_ + capacity_;
-    if (mprotect(guard_, page, PROT_NONE) != 0) std::abort();
-  }
-  void Release() {
-    if (mapping_ != nullptr) munmap(mapping_, mapping_size_);
-    mapping_ = nullptr;
-    capacity_ = 0;
-  }
-
-  char* mapping_ = nullptr;
-  size_t mapping_size_ = 0;
-  char* guard_ = nullptr;
-  size_t capacity_ = 0;
-};
-
 GuardedArena& InputArena() {
-  static GuardedArena arena;
-  return arena;
-}
-GuardedArena& OutputArena() {
   static GuardedArena arena;
   return arena;
 }
@@ -100,7 +53,7 @@ template <typename T>
            << n << " values: size " << got_size << ", want " << want.size();
   }
   // Exactly the promised room, sentinels before it, the guard page after.
-  char* room = OutputArena().EndingAt(want.size() + kSentinels);
+  char* room = testing::OutputArena().EndingAt(want.size() + kSentinels);
   std::memset(room, kSentinel, want.size() + kSentinels);
   char* out = room + kSentinels;
   char* end = encode(in, n, out);

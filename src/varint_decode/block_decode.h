@@ -211,6 +211,16 @@ inline bool NoneTooLong(uint64_t ends, int pending) {
   return (runs & (runs >> 2)) == 0;
 }
 
+// A bit per byte of the 64 at q whose top bit is clear.
+template <typename Block>
+inline uint64_t BlockTerminators(const char* q) {
+  uint64_t ends = 0;
+  for (int i = 0; i < 64; i += Block::kSize) {
+    ends |= static_cast<uint64_t>(Block::Terminators(q + i)) << i;
+  }
+  return ends;
+}
+
 // Block provides kSize (16 or 32), Terminators(p) (a bit per byte whose top
 // bit is clear, over kSize bytes), StoreOneByteValues<Conversion>(p, out)
 // (kSize values), kGroup and DecodeGroup<Conversion>(starts, out): the
@@ -222,27 +232,39 @@ DecodeResult DecodeBlocks(const char* p, const char* end, const char* limit,
   int pending = 0;
   __m128i last16 = _mm_setzero_si128();  // the previous block's last bytes
   const char* q = p;
-  // Room to write past a block: the short path fills 8 slots per 8 bytes,
-  // at least 4 of them values, and DecodeEnds up to kGroup - 1 (at most 3)
-  // spare slots; 40 bytes after the block start at least 4 more varints, so
-  // the spare slots are inside the room the caller gave. Reads reach
-  // q + 80 (DecodeEnds).
+  // A block may write up to kSpare slots past its last value: the short
+  // path fills 8 slots per 8 bytes, at least 4 of them values, and
+  // DecodeEnds up to kGroup - 1. The caller's room covers them only if at
+  // least kSpare varints end after the block, in [q + 64, end): so each
+  // block that writes spare slots first counts the terminators after it.
+  // That count, over the next block, is the next block's mask; for the
+  // last block it comes from the bytes up to `end`. On valid data the 40
+  // bytes after a block always hold 4 varints, so valid input never leaves
+  // the loop on this check; input that does is left to the scalar tail.
+  // Reads stay below q + 80 (DecodeEnds) and below `end` (the masks).
   constexpr ptrdiff_t kRoom = 40;
-  static_assert(Block::kGroup - 1 <= kRoom / 10, "room for DecodeEnds");
+  constexpr int kSpare = 4;
+  static_assert(Block::kGroup - 1 <= kSpare, "room for DecodeEnds");
+  uint64_t ends = 0;
+  if (end - q >= 64 + kRoom) ends = BlockTerminators<Block>(q);
   for (; end - q >= 64 + kRoom && limit - q >= 80; q += 64) {
-    uint64_t ends = 0;
-    for (int i = 0; i < 64; i += Block::kSize) {
-      ends |= static_cast<uint64_t>(Block::Terminators(q + i)) << i;
-    }
+    // Terminators in [q + 64, min(q + 128, end)), bit 0 at q + 64.
+    const uint64_t after =
+        end - q >= 128 ? BlockTerminators<Block>(q + 64)
+                       : BlockTerminators<Block>(end - 64) >> (128 - (end - q));
     if (ends == ~uint64_t{0} && pending == 0) {
       for (int i = 0; i < 64; i += Block::kSize) {
         Block::template StoreOneByteValues<Conversion>(q + i, out + count + i);
       }
       count += 64;
       last16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 48));
+      ends = after;
       continue;
     }
-    if (ends == 0 || !NoneTooLong(ends, pending)) break;
+    if (ends == 0 || !NoneTooLong(ends, pending) ||
+        __builtin_popcountll(after) < kSpare) {
+      break;
+    }
     const uint64_t continues = ~ends;
     if (pending <= 1 &&
         (continues & ((continues << 1) | static_cast<uint64_t>(pending))) == 0) {
@@ -262,6 +284,7 @@ DecodeResult DecodeBlocks(const char* p, const char* end, const char* limit,
     }
     count += __builtin_popcountll(ends);
     pending = __builtin_clzll(ends);
+    ends = after;
   }
   // The rest, fewer than 64 + 40 bytes (or an error): one-byte runs still a
   // block at a time, since they are common and the widening is exact; the
