@@ -93,6 +93,12 @@ inline __m512i ZigZag64(__m512i x) {
 
 // Sums the lengths of 16 (32-bit) or 8 (64-bit) values a vector; the sums
 // stay in 32- or 64-bit lanes (a lane gains at most 10 per step).
+// The sixteen 32-bit lanes of x widened to 64 bits, lane i added to i + 8.
+inline __m512i PairSums(__m512i x) {
+  return _mm512_add_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(x)),
+                          _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(x, 1)));
+}
+
 template <Kind kKind, typename T>
 __attribute__((noinline)) size_t SizeLoop(const T* v, size_t n) {
   constexpr bool kZigZag = kKind == Kind::kSInt32 || kKind == Kind::kSInt64;
@@ -123,13 +129,13 @@ __attribute__((noinline)) size_t SizeLoop(const T* v, size_t n) {
       const __m512i len = lengths(_mm512_maskz_loadu_epi32(m, v + i));
       b = _mm512_add_epi32(b, _mm512_maskz_mov_epi32(m, len));
     }
-    // A lane gains at most 10 per 64 values, so its sum fits 32 bits for
-    // any n below 2^34; the lanes are added up in 64 bits.
-    const __m512i sum = _mm512_add_epi32(_mm512_add_epi32(a, b),
-                                         _mm512_add_epi32(c, d));
+    // A lane of each sum gains at most 10 per 64 values, so it fits 32 bits
+    // for any n below 2^34; their total may not (4 sums of 10 bytes a value
+    // wrap from n = 2^32 / 0.625), so the sums are widened before they are
+    // added.
     return static_cast<size_t>(_mm512_reduce_add_epi64(_mm512_add_epi64(
-        _mm512_cvtepu32_epi64(_mm512_castsi512_si256(sum)),
-        _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(sum, 1)))));
+        _mm512_add_epi64(PairSums(a), PairSums(b)),
+        _mm512_add_epi64(PairSums(c), PairSums(d)))));
   } else {
     const __m512i table = LoadTable(kLengths64);
     const __m512i one64 = _mm512_set1_epi64(1);
