@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 
 #include "dispatch/cpu_features.h"
 #include "dispatch/kernels.h"
@@ -63,9 +62,12 @@ Kernels Compose(Isa level) {
   return k;
 }
 
+// Trivially destructible: MaxIsa() and ConfigError() may be called from
+// other objects' static destructors, after a std::string here would have
+// been destroyed. The message is cut to fit; the cap in it rarely is.
 struct Config {
   Isa max_isa;
-  std::string error;
+  char error[128];
 };
 
 Config ReadConfig() {
@@ -74,11 +76,11 @@ Config ReadConfig() {
   if (cap == nullptr || *cap == '\0') return config;
   Isa isa;
   if (!ParseIsa(cap, &isa)) {
-    config.error = std::string("PROTOACCEL_ISA=\"") + cap +
-                   "\" is not one of: scalar, sse4, avx2, avx512";
+    std::snprintf(config.error, sizeof(config.error),
+                  "PROTOACCEL_ISA=\"%.60s\" is not one of: scalar, sse4, avx2, avx512",
+                  cap);
     config.max_isa = Isa::kScalar;
-    std::fprintf(stderr, "protoaccel: %s; using scalar kernels\n",
-                 config.error.c_str());
+    std::fprintf(stderr, "protoaccel: %s; using scalar kernels\n", config.error);
   } else if (isa < config.max_isa) {
     config.max_isa = isa;
   }
@@ -162,7 +164,7 @@ Isa ActiveIsa(Family family) {
   return Active().isa[static_cast<int>(family)];
 }
 
-const char* ConfigError() { return internal::GetConfig().error.c_str(); }
+const char* ConfigError() { return internal::GetConfig().error; }
 
 size_t CountVarints(const char* p, size_t n) {
   return Active().varint_count.count(p, n);

@@ -237,18 +237,21 @@ inline void StoreShortValues(__m512i v, int n, typename Conversion::Out* out) {
   }
 }
 
-// 32-bit outputs widen 16 lanes at a time.
-inline void Store16(void* out, int n, __m512i v) {
+// 32-bit outputs widen 16 lanes at a time. `out` + `first` is formed only
+// where a value is stored: past the room it would be out of bounds.
+template <typename T>  // uint32_t or int32_t
+inline void Store16(T* out, int first, int n, __m512i v) {
+  n -= first;
   if (n >= 16) {
-    _mm512_storeu_si512(out, v);
+    _mm512_storeu_si512(out + first, v);
   } else if (n > 0) {
-    _mm512_mask_storeu_epi32(out, static_cast<__mmask16>(LowBits(n)), v);
+    _mm512_mask_storeu_epi32(out + first, static_cast<__mmask16>(LowBits(n)), v);
   }
 }
 template <>
 inline void StoreShortValues<Low32>(__m512i v, int n, uint32_t* out) {
-  Store16(out, n, _mm512_cvtepu16_epi32(_mm512_castsi512_si256(v)));
-  Store16(out + 16, n - 16, _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(v, 1)));
+  Store16(out, 0, n, _mm512_cvtepu16_epi32(_mm512_castsi512_si256(v)));
+  Store16(out, 16, n, _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(v, 1)));
 }
 template <>
 inline void StoreShortValues<ZigZag32>(__m512i v, int n, int32_t* out) {
@@ -256,8 +259,8 @@ inline void StoreShortValues<ZigZag32>(__m512i v, int n, int32_t* out) {
   const __m512i sign = _mm512_sub_epi16(
       _mm512_setzero_si512(), _mm512_and_si512(v, _mm512_set1_epi16(1)));
   const __m512i z = _mm512_xor_si512(_mm512_srli_epi16(v, 1), sign);
-  Store16(out, n, _mm512_cvtepi16_epi32(_mm512_castsi512_si256(z)));
-  Store16(out + 16, n - 16, _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(z, 1)));
+  Store16(out, 0, n, _mm512_cvtepi16_epi32(_mm512_castsi512_si256(z)));
+  Store16(out, 16, n, _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(z, 1)));
 }
 
 template <typename Conversion>
@@ -441,7 +444,7 @@ DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
   int pending = 0;
   __m512i prev = _mm512_setzero_si512();
   const char* q = p;
-  for (; end - q >= 64; q += 64) {
+  while (end - q >= 64) {
     const __m512i cur = _mm512_loadu_si512(q);
     const uint64_t ends = ~_mm512_movepi8_mask(cur);
     if (ends == ~uint64_t{0} && pending == 0) {
@@ -472,7 +475,7 @@ DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
             count += __builtin_popcountll(ends) + 8 * groups;
             pending = 0;
             prev = _mm512_setzero_si512();
-            q = s - 64;  // the loop's step lands on s
+            q = s;
             continue;
           }
         }
@@ -481,6 +484,7 @@ DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
       pending = __builtin_clzll(ends);
     }
     prev = cur;
+    q += 64;
   }
   p = q - pending;
   // The last, partial block: varints that start below `end`, the last of

@@ -185,6 +185,9 @@ template <typename Block, typename Conversion>
 inline void DecodeEnds(const char* q, uint64_t ends, int pending,
                        typename Conversion::Out* out) {
   const char* next = q - pending;
+  // An index, not a pointer: after the last group, out + done may be past
+  // the room.
+  size_t done = 0;
   do {
     const char* starts[Block::kGroup];
 #pragma GCC unroll 4
@@ -194,8 +197,8 @@ inline void DecodeEnds(const char* q, uint64_t ends, int pending,
       next = q + __builtin_ctzll(ends | uint64_t{1} << 63) + 1;
       ends &= ends - 1;
     }
-    Block::template DecodeGroup<Conversion>(starts, out);
-    out += Block::kGroup;
+    Block::template DecodeGroup<Conversion>(starts, out + done);
+    done += Block::kGroup;
   } while (ends != 0);
 }
 
