@@ -8,9 +8,13 @@
 
 #include "utf8_validate/scalar_utf8.h"
 
-#pragma GCC target("avx2,bmi,lzcnt,popcnt")
+#define PROTOACCEL_KERNEL_TARGET "avx2,bmi,lzcnt,popcnt"
 
 #include "utf8_validate/lookup.h"
+
+#include "dispatch/target.h"
+
+PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 namespace protoaccel {
 namespace internal {
@@ -94,5 +98,7 @@ const Utf8Kernels kUtf8Avx2 = {ValidateAvx2, ValidPrefixAvx2};
 
 }  // namespace internal
 }  // namespace protoaccel
+
+PROTOACCEL_TARGET_END
 
 #endif  // PROTOACCEL_X86

@@ -14,12 +14,18 @@
 
 #include "utf8_validate/scalar_utf8.h"
 
-#pragma GCC target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,popcnt")
+#define PROTOACCEL_KERNEL_TARGET "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,popcnt"
 // gcc 12's AVX-512 headers start some intrinsics from an "undefined" vector
 // and then warn about it.
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include "utf8_validate/lookup.h"
+
+#include "dispatch/target.h"
+
+PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 namespace protoaccel {
 namespace internal {
@@ -199,5 +205,7 @@ const Utf8Kernels kUtf8Avx512 = {ValidateAvx512, ValidPrefixAvx512};
 
 }  // namespace internal
 }  // namespace protoaccel
+
+PROTOACCEL_TARGET_END
 
 #endif  // PROTOACCEL_X86

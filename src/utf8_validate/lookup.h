@@ -16,7 +16,8 @@
 // is tested for 64 bytes at a time and needs only the check that no
 // character was cut off before it.
 //
-// Included after each file's #pragma GCC target, so that the loop is
+// Compiled for the instruction set of the file that includes it
+// (PROTOACCEL_KERNEL_TARGET, see dispatch/target.h), so that the loop is
 // compiled for that file's instruction set and inlines its vector helpers.
 
 #ifndef PROTOACCEL_UTF8_VALIDATE_LOOKUP_H_
@@ -29,6 +30,13 @@
 #include <cstring>
 
 #include "utf8_validate/scalar_utf8.h"
+
+#include "dispatch/target.h"
+
+#ifndef PROTOACCEL_KERNEL_TARGET
+#error "define PROTOACCEL_KERNEL_TARGET, the instruction set, before including this"
+#endif
+PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 namespace protoaccel {
 namespace internal {
@@ -312,5 +320,7 @@ __attribute__((always_inline)) inline size_t FirstBadBlock(const char* p,
 }  // namespace
 }  // namespace internal
 }  // namespace protoaccel
+
+PROTOACCEL_TARGET_END
 
 #endif  // PROTOACCEL_UTF8_VALIDATE_LOOKUP_H_

@@ -8,9 +8,13 @@
 
 #include "utf8_validate/scalar_utf8.h"
 
-#pragma GCC target("sse4.1,ssse3,popcnt")
+#define PROTOACCEL_KERNEL_TARGET "sse4.1,ssse3,popcnt"
 
 #include "utf8_validate/lookup.h"
+
+#include "dispatch/target.h"
+
+PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 namespace protoaccel {
 namespace internal {
@@ -80,5 +84,7 @@ const Utf8Kernels kUtf8Sse4 = {ValidateSse4, ValidPrefixSse4};
 
 }  // namespace internal
 }  // namespace protoaccel
+
+PROTOACCEL_TARGET_END
 
 #endif  // PROTOACCEL_X86

@@ -5,7 +5,11 @@
 #if PROTOACCEL_X86
 #include <immintrin.h>
 
-#pragma GCC target("avx2,popcnt")
+#define PROTOACCEL_KERNEL_TARGET "avx2,popcnt"
+
+#include "dispatch/target.h"
+
+PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 namespace protoaccel {
 namespace internal {
@@ -37,5 +41,7 @@ const VarintCountKernels kVarintCountAvx2 = {CountVarintsAvx2};
 
 }  // namespace internal
 }  // namespace protoaccel
+
+PROTOACCEL_TARGET_END
 
 #endif  // PROTOACCEL_X86

@@ -6,7 +6,11 @@
 #if PROTOACCEL_X86
 #include <immintrin.h>
 
-#pragma GCC target("avx512f,avx512bw,popcnt")
+#define PROTOACCEL_KERNEL_TARGET "avx512f,avx512bw,popcnt"
+
+#include "dispatch/target.h"
+
+PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 namespace protoaccel {
 namespace internal {
@@ -44,5 +48,7 @@ const VarintCountKernels kVarintCountAvx512 = {CountVarintsAvx512};
 
 }  // namespace internal
 }  // namespace protoaccel
+
+PROTOACCEL_TARGET_END
 
 #endif  // PROTOACCEL_X86

@@ -6,7 +6,11 @@
 #if PROTOACCEL_X86
 #include <immintrin.h>
 
-#pragma GCC target("sse4.1,popcnt")
+#define PROTOACCEL_KERNEL_TARGET "sse4.1,popcnt"
+
+#include "dispatch/target.h"
+
+PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 namespace protoaccel {
 namespace internal {
@@ -28,5 +32,7 @@ const VarintCountKernels kVarintCountSse4 = {CountVarintsSse4};
 
 }  // namespace internal
 }  // namespace protoaccel
+
+PROTOACCEL_TARGET_END
 
 #endif  // PROTOACCEL_X86

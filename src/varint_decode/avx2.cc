@@ -7,9 +7,13 @@
 
 #include <cstring>
 
-#pragma GCC target("avx2,bmi,lzcnt,popcnt")
+#define PROTOACCEL_KERNEL_TARGET "avx2,bmi,lzcnt,popcnt"
 
-#include "varint_decode/block_decode.h"  // after the target pragma: it has intrinsics
+#include "varint_decode/block_decode.h"
+
+#include "dispatch/target.h"
+
+PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 namespace protoaccel {
 namespace internal {
@@ -164,5 +168,7 @@ const VarintDecodeKernels kVarintDecodeAvx2 = {
 
 }  // namespace internal
 }  // namespace protoaccel
+
+PROTOACCEL_TARGET_END
 
 #endif  // PROTOACCEL_X86

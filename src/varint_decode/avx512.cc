@@ -32,11 +32,17 @@
 
 #include "varint_decode/scalar_decode.h"
 
-#pragma GCC target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi,lzcnt,popcnt")
+#define PROTOACCEL_KERNEL_TARGET "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi,lzcnt,popcnt"
 // gcc 12's AVX-512 headers start some intrinsics from an "undefined" vector
 // and then warn about it.
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
+#include "dispatch/target.h"
+
+PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 namespace protoaccel {
 namespace internal {
@@ -533,5 +539,7 @@ const VarintDecodeKernels kVarintDecodeAvx512 = {
 
 }  // namespace internal
 }  // namespace protoaccel
+
+PROTOACCEL_TARGET_END
 
 #endif  // PROTOACCEL_X86

@@ -15,7 +15,8 @@
 //     packed with pmaddubsw and pmaddwd. No branch depends on a varint's
 //     length (the byte loop of the scalar kernel mispredicts on mixed
 //     lengths), and no PDEP/PEXT, slow on AMD before Zen 3.
-// Included after each file's #pragma GCC target, so that the intrinsics
+// Compiled for the instruction set of the file that includes it
+// (PROTOACCEL_KERNEL_TARGET, see dispatch/target.h), so that the intrinsics
 // compile for its instruction set.
 
 #ifndef PROTOACCEL_VARINT_DECODE_BLOCK_DECODE_H_
@@ -29,6 +30,13 @@
 #include <type_traits>
 
 #include "varint_decode/scalar_decode.h"
+
+#include "dispatch/target.h"
+
+#ifndef PROTOACCEL_KERNEL_TARGET
+#error "define PROTOACCEL_KERNEL_TARGET, the instruction set, before including this"
+#endif
+PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 namespace protoaccel {
 namespace internal {
@@ -308,5 +316,7 @@ DecodeResult DecodeBlocks(const char* p, const char* end, const char* limit,
 }  // namespace
 }  // namespace internal
 }  // namespace protoaccel
+
+PROTOACCEL_TARGET_END
 
 #endif  // PROTOACCEL_VARINT_DECODE_BLOCK_DECODE_H_

@@ -7,9 +7,13 @@
 
 #include <cstring>
 
-#pragma GCC target("sse4.1,ssse3,popcnt")
+#define PROTOACCEL_KERNEL_TARGET "sse4.1,ssse3,popcnt"
 
-#include "varint_decode/block_decode.h"  // after the target pragma: it has intrinsics
+#include "varint_decode/block_decode.h"
+
+#include "dispatch/target.h"
+
+PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 namespace protoaccel {
 namespace internal {
@@ -115,5 +119,7 @@ const VarintDecodeKernels kVarintDecodeSse4 = {
 
 }  // namespace internal
 }  // namespace protoaccel
+
+PROTOACCEL_TARGET_END
 
 #endif  // PROTOACCEL_X86

@@ -11,9 +11,13 @@
 #include <cstddef>
 #include <cstdint>
 
-#pragma GCC target("avx2,bmi,lzcnt,popcnt")
+#define PROTOACCEL_KERNEL_TARGET "avx2,bmi,lzcnt,popcnt"
 
-#include "varint_encode/lanes_encode.h"  // after the target pragma: it has intrinsics
+#include "varint_encode/lanes_encode.h"
+
+#include "dispatch/target.h"
+
+PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 namespace protoaccel {
 namespace internal {
@@ -297,5 +301,7 @@ const VarintEncodeKernels kVarintEncodeAvx2 = {
 
 }  // namespace internal
 }  // namespace protoaccel
+
+PROTOACCEL_TARGET_END
 
 #endif  // PROTOACCEL_X86

@@ -34,11 +34,17 @@
 
 #include "varint_encode/scalar_encode.h"
 
-#pragma GCC target("avx512f,avx512bw,avx512vl,avx512cd,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,popcnt")
+#define PROTOACCEL_KERNEL_TARGET "avx512f,avx512bw,avx512vl,avx512cd,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt,popcnt"
 // gcc 12's AVX-512 headers start some intrinsics from an "undefined" vector
 // and then warn about it (the shifts by an immediate, -Wuninitialized).
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
+#include "dispatch/target.h"
+
+PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 namespace protoaccel {
 namespace internal {
@@ -434,5 +440,7 @@ const VarintEncodeKernels kVarintEncodeAvx512 = {
 
 }  // namespace internal
 }  // namespace protoaccel
+
+PROTOACCEL_TARGET_END
 
 #endif  // PROTOACCEL_X86

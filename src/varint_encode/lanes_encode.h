@@ -14,7 +14,8 @@
 // byte of output), and the last values are encoded into a local buffer and
 // copied, so nothing is written at or past out + PackedSize(v, n).
 //
-// Included after each file's #pragma GCC target (see scalar_encode.h for
+// Compiled for the instruction set of the file that includes it
+// (PROTOACCEL_KERNEL_TARGET, see dispatch/target.h; scalar_encode.h for
 // the internal linkage); only SSE4.1 instructions here.
 
 #ifndef PROTOACCEL_VARINT_ENCODE_LANES_ENCODE_H_
@@ -28,6 +29,13 @@
 #include <cstring>
 
 #include "varint_encode/scalar_encode.h"
+
+#include "dispatch/target.h"
+
+#ifndef PROTOACCEL_KERNEL_TARGET
+#error "define PROTOACCEL_KERNEL_TARGET, the instruction set, before including this"
+#endif
+PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 namespace protoaccel {
 namespace internal {
@@ -244,5 +252,7 @@ size_t SizeByTopBit(const T* v, size_t n) {
 }  // namespace
 }  // namespace internal
 }  // namespace protoaccel
+
+PROTOACCEL_TARGET_END
 
 #endif  // PROTOACCEL_VARINT_ENCODE_LANES_ENCODE_H_

@@ -19,9 +19,13 @@
 #include <cstddef>
 #include <cstdint>
 
-#pragma GCC target("sse4.1,ssse3,popcnt")
+#define PROTOACCEL_KERNEL_TARGET "sse4.1,ssse3,popcnt"
 
-#include "varint_encode/lanes_encode.h"  // after the target pragma: it has intrinsics
+#include "varint_encode/lanes_encode.h"
+
+#include "dispatch/target.h"
+
+PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 namespace protoaccel {
 namespace internal {
@@ -203,5 +207,7 @@ const VarintEncodeKernels kVarintEncodeSse4 = {
 
 }  // namespace internal
 }  // namespace protoaccel
+
+PROTOACCEL_TARGET_END
 
 #endif  // PROTOACCEL_X86
