@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds protobuf 3.21.12 from Debian's source (Debian's patches applied)
 # and installs it into out/<variant>:
-#   stock  the build fixes of patches/protobuf-3.21.12/stock.series only
-#   accel  the whole series: protoaccel compiled in
+#   stock       the build fixes of patches/protobuf-3.21.12/stock.series only
+#   accel       the whole series: protoaccel compiled in
+#   accel-asan  accel's libprotobuf and libprotobuf-lite (no protoc, no
+#               tests) with AddressSanitizer and UndefinedBehaviorSanitizer,
+#               into out/accel-asan/lib, for programs built with both
 # Both use the same flags, Debian's (dpkg-buildflags, no NDEBUG, like its
 # autotools build), so that out/accel/lib/libprotobuf.so.32 can replace the
 # system's libprotobuf.so.32.
@@ -17,11 +20,11 @@ variants=()
 for arg in "$@"; do
   case $arg in
     --tests) tests=ON ;;
-    stock|accel) variants+=("$arg") ;;
-    *) die "usage: ci/build-protobuf.sh [--tests] stock|accel..." ;;
+    stock|accel|accel-asan) variants+=("$arg") ;;
+    *) die "usage: ci/build-protobuf.sh [--tests] stock|accel|accel-asan..." ;;
   esac
 done
-[ ${#variants[@]} -gt 0 ] || die "usage: ci/build-protobuf.sh [--tests] stock|accel..."
+[ ${#variants[@]} -gt 0 ] || die "usage: ci/build-protobuf.sh [--tests] stock|accel|accel-asan..."
 
 readonly PATCHES=$ROOT/patches/protobuf-3.21.12
 readonly DEBIAN_SOURCE=$ROOT/third_party/src/protobuf-3.21.12
@@ -52,27 +55,42 @@ prepare_source() {
 }
 
 build() {
-  local variant=$1 src=$ROOT/out/src/protobuf-$1 dir=$ROOT/out/build-protobuf-$1
-  local extra=()
-  [ "$variant" = accel ] && extra+=("-Dprotobuf_PROTOACCEL_DIR=$ROOT")
+  local variant=$1 src=$ROOT/out/src/protobuf-${1%-asan} dir=$ROOT/out/build-protobuf-$1
+  local extra=() with_tests=$tests
+  [ "$variant" != stock ] && extra+=("-Dprotobuf_PROTOACCEL_DIR=$ROOT")
+  [ "$variant" = accel-asan ] && extra+=(-Dprotobuf_BUILD_PROTOC_BINARIES=OFF)
   mkdir -p "$dir"
   # Debian's flags; -ffile-prefix-map and the like as dpkg-buildflags gives.
   local cxxflags ldflags
   cxxflags="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
   ldflags=$(dpkg-buildflags --get LDFLAGS)
+  if [ "$variant" = accel-asan ]; then
+    # -O1 as the sanitizers recommend; _FORTIFY_SOURCE's checked copies
+    # would hide accesses from ASan.
+    local sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+    cxxflags="${cxxflags/-O2/-O1} -U_FORTIFY_SOURCE $sanitize"
+    ldflags="$ldflags $sanitize"
+    with_tests=OFF
+  fi
   configure_and_build "$src" "$dir" -DCMAKE_BUILD_TYPE=None \
     "-DCMAKE_CXX_FLAGS=$cxxflags" "-DCMAKE_SHARED_LINKER_FLAGS=$ldflags" \
     "-DCMAKE_EXE_LINKER_FLAGS=$ldflags" -DCMAKE_CXX_STANDARD=17 \
     -Dprotobuf_BUILD_SHARED_LIBS=ON -Dprotobuf_WITH_ZLIB=ON \
-    -Dprotobuf_BUILD_TESTS=$tests -Dprotobuf_BUILD_CONFORMANCE=$tests \
+    -Dprotobuf_BUILD_TESTS=$with_tests -Dprotobuf_BUILD_CONFORMANCE=$with_tests \
     -Dprotobuf_USE_EXTERNAL_GTEST=ON \
     "-DCMAKE_INSTALL_PREFIX=$ROOT/out/$variant" -DCMAKE_INSTALL_LIBDIR=lib \
     "${extra[@]}"
+  if [ "$variant" = accel-asan ]; then
+    # Not installed: the differential and the fuzz corpus load the libraries.
+    mkdir -p "$ROOT/out/$variant/lib"
+    cp -a "$dir"/libprotobuf.so* "$dir"/libprotobuf-lite.so* "$ROOT/out/$variant/lib/"
+    return
+  fi
   ninja -C "$dir" install >"$dir.install.log" || die "install failed (see $dir.install.log)"
 }
 
 for variant in "${variants[@]}"; do
   step "protobuf 3.21.12, $variant (tests: $tests)"
-  prepare_source "$variant"
+  prepare_source "${variant%-asan}"
   build "$variant"
 done

@@ -43,6 +43,20 @@ ensure_build_packages() {
   ensure_packages ccache 2>/dev/null || echo "ccache unavailable; building without it"
 }
 
+# host_isas [PROTOACCEL_INFO]: the levels this CPU runs, scalar first, as
+# PROTOACCEL_ISA names them (from a build's protoaccel_info, by default
+# out/build's, which must exist).
+host_isas() {
+  local detected isa
+  detected=$(env -u PROTOACCEL_ISA "${1:-$ROOT/out/build/protoaccel_info}" | sed -n 's/^detected: //p')
+  [ -n "$detected" ] || die "out/build/protoaccel_info did not name the detected level"
+  for isa in scalar sse4 avx2 avx512; do
+    echo "$isa"
+    [ "$isa" = "$detected" ] && return 0
+  done
+  die "unknown level: $detected"
+}
+
 # configure_and_build SOURCE_DIR BUILD_DIR [CMAKE_ARGS...]
 configure_and_build() {
   local source=$1 dir=$2

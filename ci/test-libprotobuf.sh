@@ -1,31 +1,38 @@
 #!/usr/bin/env bash
 # Checks the accelerated libprotobuf against stock (both built by
-# ci/build-protobuf.sh --tests stock accel):
+# ci/build-protobuf.sh --tests stock and ci/build-protobuf.sh accel):
 #   1. binary drop-in: abidiff against Debian's installed libraries, and a
 #      program built against Debian's headers loads out/accel's library;
 #   2. differential: the same corpus parsed and serialized by both gives the
-#      same output, also from a build against out/accel's headers;
+#      same output (after a failed parse, the same contents), also from a
+#      build against out/accel's headers, and with accel built with ASan
+#      and UBSan (the message fuzzer's corpus too);
 #   3. drop-in tests: one allocation, capacity == size (heap and arena);
-#      a message that changed after it was sized written as stock writes it
-#      (those tests also run on stock);
-#   4. upstream's unit tests and conformance suite, on both.
+#      a message that changed after it was sized written as stock writes it;
+#      malformed input failing as on stock (those tests also run on stock),
+#      and under valgrind;
+#   4. upstream's unit tests and conformance suite, on both (stock's test
+#      programs, run against each library).
+# Everything on accel runs at every level this CPU has (PROTOACCEL_ISA).
 #
-# Usage: ci/test-libprotobuf.sh [--cases N]   (differential cases, 100000)
+# Usage: ci/test-libprotobuf.sh [--cases N] [--asan-cases N]
+#   (differential cases, 100000; of them under ASan + UBSan, 20000)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-cases=100000
+cases=100000 asan_cases=20000
 while [ $# -gt 0 ]; do
   case $1 in
     --cases) cases=${2:?--cases needs a number}; shift ;;
-    *) die "usage: ci/test-libprotobuf.sh [--cases N]" ;;
+    --asan-cases) asan_cases=${2:?--asan-cases needs a number}; shift ;;
+    *) die "usage: ci/test-libprotobuf.sh [--cases N] [--asan-cases N]" ;;
   esac
   shift
 done
 for variant in stock accel; do
   [ -f "out/$variant/lib/libprotobuf.so.32" ] ||
-    die "out/$variant is missing: run ci/build-protobuf.sh --tests stock accel"
+    die "out/$variant is missing: run ci/build-protobuf.sh --tests stock, then accel"
 done
 ensure_packages abigail-tools
 bin=out/build/tests/libprotobuf
@@ -51,23 +58,41 @@ echo "  libprotobuf.so.32 => $loaded"
 [ "$(readlink -f "$loaded")" = "$(readlink -f out/accel/lib/libprotobuf.so.32)" ] ||
   die "the program did not load out/accel's library"
 
-step "differential: $cases cases, each parsed 48 ways and serialized 5 ways, stock vs accel"
-# Both at once, one per core: this compares results, not times.
-pids=()
-for variant in stock accel; do
-  LD_LIBRARY_PATH=out/$variant/lib $bin/differential --cases "$cases" \
-    >"$report/differential-$variant.txt" &
-  pids+=($!)
-done
-for pid in "${pids[@]}"; do wait "$pid" || die "the differential program failed"; done
-if ! cmp -s "$report/differential-stock.txt" "$report/differential-accel.txt"; then
-  diff "$report/differential-stock.txt" "$report/differential-accel.txt" | head -20
-  die "stock and accel differ (outputs in $report/)"
-fi
-echo "  identical: $(wc -l <"$report/differential-accel.txt") cases," \
-  "$(grep -c '=x' "$report/differential-accel.txt") with a failure"
+isas=$(host_isas | tr '\n' ' ')
+echo "  levels this CPU runs (each forced in turn with PROTOACCEL_ISA): $isas"
 
-step "differential: $cases cases, built against out/accel's headers"
+# run_jobs CMD...: each CMD (a string) in the background, two at a time
+# (one per core: these compare results, not times); fails if any failed.
+run_jobs() {
+  local cmd failed=0
+  for cmd in "$@"; do
+    if [ "$(jobs -rp | wc -l)" -ge 2 ]; then wait -n || failed=1; fi
+    bash -c "$cmd" &
+  done
+  while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || failed=1; done
+  [ $failed -eq 0 ]
+}
+
+# same_as_stock NAME: out/test-libprotobuf/differential-NAME.txt is stock's.
+same_as_stock() {
+  if ! cmp -s "$report/differential-stock.txt" "$report/differential-$1.txt"; then
+    diff "$report/differential-stock.txt" "$report/differential-$1.txt" | head -20
+    die "stock and $1 differ (outputs in $report/)"
+  fi
+}
+
+step "differential: $cases cases, each parsed 48 ways and serialized 5 ways, stock vs accel at every level"
+# Failed parses are compared by what they left in the message, too.
+jobs_=("LD_LIBRARY_PATH=out/stock/lib $bin/differential --cases $cases >$report/differential-stock.txt")
+for isa in $isas; do
+  jobs_+=("PROTOACCEL_ISA=$isa LD_LIBRARY_PATH=out/accel/lib $bin/differential --cases $cases >$report/differential-accel-$isa.txt")
+done
+run_jobs "${jobs_[@]}" || die "the differential program failed"
+for isa in $isas; do same_as_stock "accel-$isa"; done
+echo "  identical at every level: $(wc -l <"$report/differential-stock.txt") cases," \
+  "$(grep -c '=x' "$report/differential-stock.txt") with a failure"
+
+step "differential: $cases cases, built against out/accel's headers, at every level"
 # Generated code inlines the packed serializers; with out/accel's headers
 # they call the library's encoders, so this build tests those against the
 # stock library's output above.
@@ -76,45 +101,111 @@ configure_and_build tests/libprotobuf out/build-accel-headers \
 accel_headers=out/build-accel-headers/differential
 nm -C --undefined-only "$accel_headers" | grep 'PackedData(' >/dev/null ||
   die "$accel_headers does not call the out-of-line packed writers"
-LD_LIBRARY_PATH=out/accel/lib $accel_headers --cases "$cases" \
-  >"$report/differential-accel-headers.txt" || die "the differential program failed"
-if ! cmp -s "$report/differential-stock.txt" "$report/differential-accel-headers.txt"; then
-  diff "$report/differential-stock.txt" "$report/differential-accel-headers.txt" | head -20
-  die "stock and accel (accel headers) differ (outputs in $report/)"
-fi
-echo "  identical: $(wc -l <"$report/differential-accel-headers.txt") cases"
+jobs_=()
+for isa in $isas; do
+  jobs_+=("PROTOACCEL_ISA=$isa LD_LIBRARY_PATH=out/accel/lib $accel_headers --cases $cases >$report/differential-accel-headers-$isa.txt")
+done
+run_jobs "${jobs_[@]}" || die "the differential program failed"
+for isa in $isas; do same_as_stock "accel-headers-$isa"; done
+echo "  identical at every level"
 
-step "drop-in: one allocation, capacity == size; stale sizes as stock"
-# The stale-size tests state stock's behaviour: stock must pass them too.
-LD_LIBRARY_PATH=out/stock/lib $bin/dropin_test --gtest_filter='DropInStaleSizeTest.*' \
-  --gtest_brief=1 || die "stock fails the stale-size tests: they no longer describe it"
-LD_LIBRARY_PATH=out/accel/lib $bin/dropin_test
+step "differential under ASan + UBSan: the sanitized accel library, $asan_cases cases at every level"
+# out/asan's differential (built with both sanitizers) against
+# out/accel-asan's library: an invalid access anywhere in the parsers or
+# the kernels stops it. Its first $asan_cases lines are the stock run's.
+asan_bin=out/asan/tests/libprotobuf/differential
+[ -x $asan_bin ] || die "$asan_bin is missing: build out/asan first"
+[ -f out/accel-asan/lib/libprotobuf.so.32 ] ||
+  die "out/accel-asan is missing: run ci/build-protobuf.sh accel-asan"
+head -n "$asan_cases" "$report/differential-stock.txt" >"$report/differential-stock-head.txt"
+jobs_=()
+for isa in $isas; do
+  jobs_+=("PROTOACCEL_ISA=$isa LD_LIBRARY_PATH=out/accel-asan/lib $asan_bin --cases $asan_cases >$report/differential-accel-asan-$isa.txt")
+done
+run_jobs "${jobs_[@]}" || die "the sanitized differential failed (a sanitizer report is above)"
+for isa in $isas; do
+  cmp -s "$report/differential-stock-head.txt" "$report/differential-accel-asan-$isa.txt" ||
+    die "stock and accel-asan ($isa) differ (outputs in $report/)"
+done
+echo "  identical at every level, no sanitizer report"
+# And the message fuzzer's seed corpus (fuzz/corpus/message), the same way.
+replay=out/build/fuzz/message_fuzzer_replay asan_replay=out/asan/fuzz/message_fuzzer_replay
+[ -x $replay ] && [ -x $asan_replay ] || die "the message fuzzer's replays are missing: build out/build and out/asan"
+LD_LIBRARY_PATH=out/stock/lib $replay fuzz/corpus/message >"$report/message-corpus-stock.txt"
+for isa in $isas; do
+  PROTOACCEL_ISA=$isa LD_LIBRARY_PATH=out/accel-asan/lib $asan_replay fuzz/corpus/message \
+    >"$report/message-corpus-accel-asan-$isa.txt" || die "the sanitized replay failed ($isa)"
+  cmp -s "$report/message-corpus-stock.txt" "$report/message-corpus-accel-asan-$isa.txt" ||
+    die "stock and accel-asan ($isa) differ on the message corpus (outputs in $report/)"
+done
+echo "  the message fuzzer's corpus: identical at every level, $(wc -l <"$report/message-corpus-stock.txt") inputs"
 
-step "upstream's unit tests and conformance suite"
-for variant in stock accel; do
-  build=out/build-protobuf-$variant src=out/src/protobuf-$variant
-  [ -x $build/tests ] || die "$build/tests is missing: build with --tests"
-  echo "  $variant: tests"
+step "drop-in: one allocation, capacity == size; stale sizes and malformed input as stock"
+# The stale-size and malformed-input tests state stock's behaviour: stock
+# must pass them too.
+LD_LIBRARY_PATH=out/stock/lib $bin/dropin_test \
+  --gtest_filter='DropInStaleSizeTest.*:DropInMalformedTest.*' --gtest_brief=1 ||
+  die "stock fails the stale-size or malformed-input tests: they no longer describe it"
+for isa in $isas; do
+  echo "  accel, $isa"
+  PROTOACCEL_ISA=$isa LD_LIBRARY_PATH=out/accel/lib $bin/dropin_test --gtest_brief=1 ||
+    die "accel ($isa) fails the drop-in tests"
+done
+
+step "malformed input under valgrind: no invalid read or write, at every level valgrind runs"
+# valgrind emulates up to AVX2 and hides AVX-512 from CPUID, so the
+# avx512 kernels are not run here (the kernel tests and the sanitized
+# build check them).
+ensure_packages valgrind
+for isa in $isas; do
+  [ "$isa" = avx512 ] && { echo "  avx512: not under valgrind (no AVX-512 there)"; continue; }
+  PROTOACCEL_ISA=$isa LD_LIBRARY_PATH=out/accel/lib valgrind -q --error-exitcode=99 \
+    $bin/dropin_test --gtest_filter='DropInMalformedTest.*' --gtest_brief=1 \
+    >"$report/valgrind-$isa.txt" 2>&1 ||
+    { tail -30 "$report/valgrind-$isa.txt"; die "valgrind: accel ($isa) on malformed input"; }
+  echo "  $isa: clean"
+done
+
+step "upstream's unit tests and conformance suite: stock, and accel at every level"
+# One build of upstream's test programs, stock's, run against each library
+# through LD_LIBRARY_PATH (their RUNPATH yields to it): the accelerated
+# library as a drop-in under upstream's own tests, at a build's cost.
+build=out/build-protobuf-stock src=out/src/protobuf-stock
+for program in tests lite-test lite-arena-test conformance_cpp conformance_test_runner; do
+  [ -x $build/$program ] || die "$build/$program is missing: build stock with --tests"
+done
+loaded=$(LD_LIBRARY_PATH=out/accel/lib ldd $build/tests | awk '/libprotobuf.so.32/ {print $3}')
+[ "$(readlink -f "$loaded")" = "$(readlink -f out/accel/lib/libprotobuf.so.32)" ] ||
+  die "upstream's tests did not load out/accel's library ($loaded)"
+run_upstream() {  # NAME LIBDIR [ISA]
+  local name=$1 lib=$ROOT/$2
+  echo "  $name: tests"
   # IoTest.LargeOutput needs 8 GB; the rest runs in about 15 s.
-  (cd $src && "$ROOT/$build/tests" --gtest_filter=-IoTest.LargeOutput \
-    --gtest_brief=1) >"$report/upstream-tests-$variant.txt" 2>&1 ||
-    { tail -20 "$report/upstream-tests-$variant.txt"; die "$variant: upstream tests failed"; }
-  tail -3 "$report/upstream-tests-$variant.txt" | sed 's/^/    /'
-  (cd $build && ./lite-test && ./lite-arena-test) >"$report/upstream-lite-$variant.txt" 2>&1 ||
-    { tail -20 "$report/upstream-lite-$variant.txt"; die "$variant: lite tests failed"; }
-  echo "  $variant: conformance"
-  (cd $src/conformance && "$ROOT/$build/conformance_test_runner" --enforce_recommended \
+  (cd $src && PROTOACCEL_ISA=${3:-} LD_LIBRARY_PATH=$lib "$ROOT/$build/tests" \
+    --gtest_filter=-IoTest.LargeOutput --gtest_brief=1) >"$report/upstream-tests-$name.txt" 2>&1 ||
+    { tail -20 "$report/upstream-tests-$name.txt"; die "$name: upstream tests failed"; }
+  tail -3 "$report/upstream-tests-$name.txt" | sed 's/^/    /'
+  (cd $build && export PROTOACCEL_ISA=${3:-} LD_LIBRARY_PATH=$lib && ./lite-test && ./lite-arena-test) \
+    >"$report/upstream-lite-$name.txt" 2>&1 ||
+    { tail -20 "$report/upstream-lite-$name.txt"; die "$name: lite tests failed"; }
+  echo "  $name: conformance"
+  (cd $src/conformance && PROTOACCEL_ISA=${3:-} LD_LIBRARY_PATH=$lib \
+    "$ROOT/$build/conformance_test_runner" --enforce_recommended \
     --failure_list failure_list_cpp.txt \
     --text_format_failure_list text_format_failure_list_cpp.txt \
-    "$ROOT/$build/conformance_cpp") >"$report/conformance-$variant.txt" 2>&1 ||
-    { tail -20 "$report/conformance-$variant.txt"; die "$variant: conformance failed"; }
-  grep -E '^CONFORMANCE SUITE (PASSED|FAILED)' "$report/conformance-$variant.txt" | sed 's/^/    /'
-done
+    "$ROOT/$build/conformance_cpp") >"$report/conformance-$name.txt" 2>&1 ||
+    { tail -20 "$report/conformance-$name.txt"; die "$name: conformance failed"; }
+  grep -E '^CONFORMANCE SUITE (PASSED|FAILED)' "$report/conformance-$name.txt" | sed 's/^/    /'
+}
+run_upstream stock out/stock/lib
+for isa in $isas; do run_upstream "accel-$isa" out/accel/lib "$isa"; done
 # The same results: the same tests ran and passed, the same conformance.
-for kind in upstream-tests conformance; do
-  a=$(grep -E '^\[  PASSED  \]|^\[  SKIPPED \]|^CONFORMANCE SUITE' "$report/$kind-stock.txt")
-  b=$(grep -E '^\[  PASSED  \]|^\[  SKIPPED \]|^CONFORMANCE SUITE' "$report/$kind-accel.txt")
-  [ "$a" = "$b" ] || die "$kind: stock and accel differ:\n$a\n$b"
+for isa in $isas; do
+  for kind in upstream-tests conformance; do
+    a=$(grep -E '^\[  PASSED  \]|^\[  SKIPPED \]|^CONFORMANCE SUITE' "$report/$kind-stock.txt")
+    b=$(grep -E '^\[  PASSED  \]|^\[  SKIPPED \]|^CONFORMANCE SUITE' "$report/$kind-accel-$isa.txt")
+    [ "$a" = "$b" ] || die "$kind: stock and accel ($isa) differ:\n$a\n$b"
+  done
 done
 echo
 echo "libprotobuf checks passed"

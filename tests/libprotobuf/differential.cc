@@ -120,7 +120,7 @@ class Generator {
     for (size_t i = 0; i < n; ++i) {
       Varint(Value(mixed ? static_cast<int>(Below(8)) : shape), &payload);
     }
-    switch (Below(40)) {
+    switch (Below(80)) {  // 6 in 80 fields malformed
       case 0:  // an 11-byte varint
         payload.insert(Below(payload.size() + 1), std::string(10, '\x81') + '\x01');
         break;
@@ -130,6 +130,20 @@ class Generator {
         break;
       case 2:  // a varint that never ends
         payload += std::string(Below(12), '\xff');
+        break;
+      case 3:  // a run of 40 or more continuation bytes, inside or last
+        payload.insert(Below(payload.size() + 1), std::string(40 + Below(41), '\x80'));
+        break;
+      case 4: {  // a terminator-poor tail: 0 to 3 ends in 40 to 100 bytes
+        std::string tail(40 + Below(61), '\x80');
+        for (uint64_t i = Below(4); i > 0; --i) tail[Below(tail.size())] = '\x01';
+        payload += tail;
+        break;
+      }
+      case 5:  // one- and two-byte varints, then 40 continuation bytes
+        payload = std::string(Below(130), '\x01');
+        for (uint64_t i = Below(12); i > 0; --i) payload += "\x81\x01";
+        payload += std::string(40, '\x80');
         break;
       default:
         break;
@@ -207,9 +221,11 @@ std::string Hex(uint64_t h) {
 // The hash of the parsed message's serialization, then a mark for each
 // other way of serializing it that disagrees: ByteSizeLong, an exact array,
 // and streams cut into small chunks (each chunk's end is a buffer boundary
-// of EpsCopyOutputStream).
+// of EpsCopyOutputStream). After a failed parse, "x" and the hash of what
+// the parse left in the message: the values appended before the error are
+// part of the contract too.
 std::string Outcome(bool ok, const pb::Message& message) {
-  if (!ok) return "x";
+  if (!ok) return "x" + Hex(Fnv1a(message.SerializePartialAsString()));
   const std::string flat = message.SerializeAsString();
   std::string outcome = Hex(Fnv1a(flat));
   if (message.ByteSizeLong() != flat.size()) {
