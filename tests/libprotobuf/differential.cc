@@ -120,7 +120,7 @@ class Generator {
     for (size_t i = 0; i < n; ++i) {
       Varint(Value(mixed ? static_cast<int>(Below(8)) : shape), &payload);
     }
-    switch (Below(80)) {  // 6 in 80 fields malformed
+    switch (Below(40)) {
       case 0:  // an 11-byte varint
         payload.insert(Below(payload.size() + 1), std::string(10, '\x81') + '\x01');
         break;
