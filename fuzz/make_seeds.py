@@ -43,6 +43,10 @@ for name, data in packed.items():
     for slop in (0, 16):  # the decoder's first byte: bytes past `end`
         write("varint_decode", f"{name}_{slop}", bytes([slop]) + data)
     write("varint_count", name, data)
+# Slop 3: the last varint starts before `end` and ends after it, at the
+# last byte before `limit`, or reaches `limit` unterminated (an error).
+write("varint_decode", "straddle_end_3", b"\x03" + b"\x01" * 70 + b"\xff" * 5 + b"\x01")
+write("varint_decode", "straddle_limit_3", b"\x03" + b"\x01" * 70 + b"\xff" * 5)
 
 utf8 = {
     "ascii": b"hello, world " * 10,
@@ -53,6 +57,15 @@ utf8 = {
     "too_big": b"\xf4\x90\x80\x80" + b"y" * 70,
     "truncated": "\u20ac".encode() * 21 + b"\xe2\x82",
     "stray_continuation": b"z" * 31 + b"\x80" + b"z" * 40,
+    "overlong_c1": b"b" * 47 + b"\xc1\xbf" + b"b" * 20,
+    "overlong_3": b"c" * 15 + b"\xe0\x80\xaf" + b"c" * 50,
+    "overlong_4": b"d" * 33 + b"\xf0\x80\x80\xaf" + b"d" * 40,
+    "too_big_f5": b"e" * 60 + b"\xf5\x80\x80\x80" + b"e" * 10,
+    "lead_f8": b"f" * 30 + b"\xf8\x88\x80\x80\x80" + b"f" * 40,
+    "lead_ff": b"g" * 64 + b"\xff" + b"g" * 10,
+    "cut_in_middle": "\u20ac".encode() * 10 + b"\xe2\x82" + b"h" * 40,
+    # Valid: four-byte characters across the 16-, 32- and 64-byte blocks.
+    "four_byte_across_blocks": b"i" * 62 + "\U0001F600".encode() * 17,
 }
 for name, data in utf8.items():
     write("utf8_validate", name, data)

@@ -2,11 +2,14 @@
 // and proto3, generated and dynamic; flat, in chunks, and over a
 // CodedInputStream) by whichever libprotobuf.so.32 is loaded. Under
 // libFuzzer it looks for crashes and sanitizer reports; the replay build
-// prints one line per input (success or failure, and a hash of what the
-// parse left in the message, a failed one included), so that running the
-// replay under out/stock's and out/accel's library and comparing the
-// outputs compares the two libraries on the corpus: two libprotobufs, with
-// the same symbols, cannot share a process.
+// prints one line per input: its name, then for each message (Packed2,
+// Packed3, then their dynamic twins) and each way (flat, chunks of 1, 7,
+// 16, 17, CodedInputStream) 'o' or 'x' for success or failure and the
+// FNV-1a hash of what the parse left in the message (a failed one too:
+// protobuf keeps what it parsed). Running the replay under out/stock's and
+// out/accel's library and comparing the outputs compares the two libraries
+// on the corpus: two libprotobufs, with the same symbols, cannot share a
+// process.
 
 #include <google/protobuf/dynamic_message.h>
 #include <google/protobuf/io/coded_stream.h>
@@ -53,7 +56,15 @@ void ParseEveryWay(const pb::Message& prototype, const std::string& wire, std::s
   Append(pb::internal::WireFormat::ParseAndMergePartial(&input, message.get()), *message, line);
 }
 
+#ifdef PROTOACCEL_FUZZ_PRINT
+std::string replaying = "-";  // the input's name, from replay_main.cc
+#endif
+
 }  // namespace
+
+#ifdef PROTOACCEL_FUZZ_PRINT
+extern "C" void ProtoaccelFuzzReplaying(const char* name) { replaying = name; }
+#endif
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static pb::DynamicMessageFactory* factory = [] {
@@ -67,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ParseEveryWay(*factory->GetPrototype(protoaccel::diff::Packed2::descriptor()), wire, &line);
   ParseEveryWay(*factory->GetPrototype(protoaccel::diff::Packed3::descriptor()), wire, &line);
 #ifdef PROTOACCEL_FUZZ_PRINT
-  std::puts(line.c_str() + 1);
+  std::printf("%s%s\n", replaying.c_str(), line.c_str());
 #endif
   return 0;
 }

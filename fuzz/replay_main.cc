@@ -11,6 +11,10 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+// Defined by a target that prints a line per input (the message target), so
+// that its lines name the input: the name only, not the folder, so that two
+// copies of a corpus print the same.
+extern "C" __attribute__((weak)) void ProtoaccelFuzzReplaying(const char* name);
 
 int main(int argc, char** argv) {
   std::vector<std::filesystem::path> files;
@@ -31,6 +35,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (ProtoaccelFuzzReplaying) ProtoaccelFuzzReplaying(file.filename().c_str());
     LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   }
   std::fprintf(stderr, "%zu inputs replayed\n", files.size());

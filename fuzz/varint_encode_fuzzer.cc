@@ -1,14 +1,18 @@
-// The packed size and encoder of every level against the scalar ones. The
-// first byte chooses the type; the rest are its values, in a buffer that
-// ends at a guard page, and each encoding goes into exactly the size
-// scalar computed, before another.
+// The packed size and encoder of every level against the naive encoder
+// (seven bits at a time, tests/reference.h). The first byte chooses the
+// type; the rest, reinterpreted as its values, lie in a buffer that ends at
+// a guard page, and each encoding goes into exactly the size the reference
+// wrote, before another. Int64 has no kernels of its own: PackedSizeInt64
+// and EncodeInt64 reinterpret the values as UInt64's, so type 3 is both.
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "fuzz_util.h"
 #include "guarded_memory.h"
+#include "reference.h"
 
 namespace {
 
@@ -17,40 +21,44 @@ using protoaccel::internal::EncodeFn;
 using protoaccel::internal::SizeFn;
 
 template <typename T>
-void Compare(SizeFn<T> scalar_size, EncodeFn<T> scalar_encode, SizeFn<T> size,
-             EncodeFn<T> encode, Isa isa, const uint8_t* data, size_t bytes) {
+void Check(SizeFn<T> size, EncodeFn<T> encode, Isa isa, const T* v, size_t n,
+           const std::string& want) {
+  if (size(v, n) != want.size()) protoaccel::fuzz::Fail("size", isa);
+  char* out = protoaccel::testing::OutputArena().EndingAt(want.size());
+  if (encode(v, n, out) != out + want.size()) protoaccel::fuzz::Fail("encoded length", isa);
+  if (!want.empty() && std::memcmp(out, want.data(), want.size()) != 0) {
+    protoaccel::fuzz::Fail("encoding", isa);
+  }
+}
+
+// One type: the values from the input's bytes (a trailing partial value is
+// dropped), the reference's wire bytes, then every level.
+template <typename T>
+void Run(const uint8_t* data, size_t bytes, uint64_t (*wire)(T),
+         SizeFn<T> protoaccel::internal::VarintEncodeKernels::*size,
+         EncodeFn<T> protoaccel::internal::VarintEncodeKernels::*encode) {
   static protoaccel::testing::GuardedArena input;
   const size_t n = bytes / sizeof(T);
   T* v = reinterpret_cast<T*>(input.EndingAt(n * sizeof(T)));
   if (n > 0) std::memcpy(v, data, n * sizeof(T));
-  const size_t want_size = scalar_size(v, n);
-  if (size(v, n) != want_size) protoaccel::fuzz::Fail("size", isa);
-  std::vector<char> want(want_size + 1);
-  if (scalar_encode(v, n, want.data()) != want.data() + want_size) {
-    protoaccel::fuzz::Fail("scalar's size", Isa::kScalar);
-  }
-  char* out = protoaccel::testing::OutputArena().EndingAt(want_size);
-  if (encode(v, n, out) != out + want_size) protoaccel::fuzz::Fail("encoded length", isa);
-  if (want_size != 0 && std::memcmp(out, want.data(), want_size) != 0) {
-    protoaccel::fuzz::Fail("encoding", isa);
-  }
+  const std::string want = protoaccel::reference::Encode(std::vector<T>(v, v + n), wire);
+  protoaccel::fuzz::ForEachLevel([&](Isa isa, const protoaccel::internal::Kernels& k) {
+    Check(k.varint_encode.*size, k.varint_encode.*encode, isa, v, n, want);
+  });
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const int type = data[0] % 5;
-  const auto& s = protoaccel::fuzz::Scalar().varint_encode;
-  protoaccel::fuzz::ForEachSimdLevel([&](Isa isa, const auto& k) {
-    const auto& e = k.varint_encode;
-    switch (type) {
-      case 0: Compare(s.size_uint32, s.encode_uint32, e.size_uint32, e.encode_uint32, isa, data + 1, size - 1); break;
-      case 1: Compare(s.size_int32, s.encode_int32, e.size_int32, e.encode_int32, isa, data + 1, size - 1); break;
-      case 2: Compare(s.size_sint32, s.encode_sint32, e.size_sint32, e.encode_sint32, isa, data + 1, size - 1); break;
-      case 3: Compare(s.size_uint64, s.encode_uint64, e.size_uint64, e.encode_uint64, isa, data + 1, size - 1); break;
-      default: Compare(s.size_sint64, s.encode_sint64, e.size_sint64, e.encode_sint64, isa, data + 1, size - 1); break;
-    }
-  });
+  namespace ref = protoaccel::reference;
+  using K = protoaccel::internal::VarintEncodeKernels;
+  switch (data[0] % 5) {
+    case 0: Run<uint32_t>(data + 1, size - 1, ref::WireUInt32, &K::size_uint32, &K::encode_uint32); break;
+    case 1: Run<int32_t>(data + 1, size - 1, ref::WireInt32, &K::size_int32, &K::encode_int32); break;
+    case 2: Run<int32_t>(data + 1, size - 1, ref::WireSInt32, &K::size_sint32, &K::encode_sint32); break;
+    case 3: Run<uint64_t>(data + 1, size - 1, ref::WireUInt64, &K::size_uint64, &K::encode_uint64); break;
+    default: Run<int64_t>(data + 1, size - 1, ref::WireSInt64, &K::size_sint64, &K::encode_sint64); break;
+  }
   return 0;
 }
