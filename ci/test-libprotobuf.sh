@@ -82,6 +82,20 @@ run_jobs() {
 best=$(host_isas | tail -1)
 cases_at() { if [ "$1" = "$best" ]; then echo "$cases"; else echo "$level_cases"; fi; }
 
+# differential_at_levels NAME PROGRAM LIBDIR CASES [JOB]: PROGRAM against
+# LIBDIR at every level, CASES of them (or cases_at's count if empty), two
+# at a time with JOB if given, into differential-NAME-LEVEL.txt; then each
+# output must be the start of stock's.
+differential_at_levels() {
+  local name=$1 program=$2 lib=$3 count=$4 jobs_=() isa
+  [ $# -lt 5 ] || jobs_+=("$5")
+  for isa in $isas; do
+    jobs_+=("PROTOACCEL_ISA=$isa LD_LIBRARY_PATH=$lib $program --cases ${count:-$(cases_at $isa)} >$report/differential-$name-$isa.txt")
+  done
+  run_jobs "${jobs_[@]}" || die "$name: the differential program failed (a report, if any, is above)"
+  for isa in $isas; do same_as_stock "$name-$isa"; done
+}
+
 # same_as_stock NAME: out/test-libprotobuf/differential-NAME.txt is the
 # start of stock's (all of it, for as many cases).
 same_as_stock() {
@@ -96,12 +110,8 @@ same_as_stock() {
 
 step "differential: $cases cases, each parsed 48 ways and serialized 5 ways, stock vs accel ($best; $level_cases at the other levels)"
 # Failed parses are compared by what they left in the message, too.
-jobs_=("LD_LIBRARY_PATH=out/stock/lib $bin/differential --cases $cases >$report/differential-stock.txt")
-for isa in $isas; do
-  jobs_+=("PROTOACCEL_ISA=$isa LD_LIBRARY_PATH=out/accel/lib $bin/differential --cases $(cases_at $isa) >$report/differential-accel-$isa.txt")
-done
-run_jobs "${jobs_[@]}" || die "the differential program failed"
-for isa in $isas; do same_as_stock "accel-$isa"; done
+differential_at_levels accel $bin/differential out/accel/lib "" \
+  "LD_LIBRARY_PATH=out/stock/lib $bin/differential --cases $cases >$report/differential-stock.txt"
 echo "  identical at every level: $(wc -l <"$report/differential-stock.txt") cases," \
   "$(grep -c '=x' "$report/differential-stock.txt") with a failure"
 
@@ -114,12 +124,7 @@ configure_and_build tests/libprotobuf out/build-accel-headers \
 accel_headers=out/build-accel-headers/differential
 nm -C --undefined-only "$accel_headers" | grep 'PackedData(' >/dev/null ||
   die "$accel_headers does not call the out-of-line packed writers"
-jobs_=()
-for isa in $isas; do
-  jobs_+=("PROTOACCEL_ISA=$isa LD_LIBRARY_PATH=out/accel/lib $accel_headers --cases $(cases_at $isa) >$report/differential-accel-headers-$isa.txt")
-done
-run_jobs "${jobs_[@]}" || die "the differential program failed"
-for isa in $isas; do same_as_stock "accel-headers-$isa"; done
+differential_at_levels accel-headers $accel_headers out/accel/lib ""
 echo "  identical at every level"
 
 step "differential under ASan + UBSan: the sanitized accel library, $asan_cases cases at every level"
@@ -130,12 +135,7 @@ asan_bin=out/asan/tests/libprotobuf/differential
 [ -x $asan_bin ] || die "$asan_bin is missing: build out/asan first"
 [ -f out/accel-asan/lib/libprotobuf.so.32 ] ||
   die "out/accel-asan is missing: run ci/build-protobuf.sh accel-asan"
-jobs_=()
-for isa in $isas; do
-  jobs_+=("PROTOACCEL_ISA=$isa LD_LIBRARY_PATH=out/accel-asan/lib $asan_bin --cases $asan_cases >$report/differential-accel-asan-$isa.txt")
-done
-run_jobs "${jobs_[@]}" || die "the sanitized differential failed (a sanitizer report is above)"
-for isa in $isas; do same_as_stock "accel-asan-$isa"; done
+differential_at_levels accel-asan $asan_bin out/accel-asan/lib "$asan_cases"
 echo "  identical at every level, no sanitizer report"
 # And the message fuzzer's seed corpus (fuzz/corpus/message), the same way.
 replay=out/build/fuzz/message_fuzzer_replay asan_replay=out/asan/fuzz/message_fuzzer_replay

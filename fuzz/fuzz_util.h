@@ -1,13 +1,16 @@
-// Shared by the kernel fuzzers: every level this CPU runs, and a failure
-// that stops the fuzzer (or the replay) with what differed.
+// Shared by the kernel fuzzers: every level this CPU runs, guarded input,
+// and a failure that stops the fuzzer (or the replay) with what differed.
 
 #ifndef PROTOACCEL_FUZZ_FUZZ_UTIL_H_
 #define PROTOACCEL_FUZZ_FUZZ_UTIL_H_
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "dispatch/kernels.h"
+#include "guarded_memory.h"
 #include "protoaccel/protoaccel.h"
 
 namespace protoaccel {
@@ -23,6 +26,15 @@ void ForEachLevel(F f) {
     const Isa isa = static_cast<Isa>(i);
     f(isa, *internal::KernelsFor(isa));
   }
+}
+
+// A copy of the input that ends where the guard page starts, so that a
+// kernel reading past it faults; valid until the next call.
+inline const char* GuardedInput(const uint8_t* data, size_t size) {
+  static testing::GuardedArena arena;
+  char* p = arena.EndingAt(size);
+  if (size > 0) std::memcpy(p, data, size);
+  return p;
 }
 
 // abort() rather than a return: libFuzzer and the replay's ctest both treat

@@ -3,16 +3,12 @@
 // faults).
 
 #include <cstdint>
-#include <cstring>
 
 #include "fuzz_util.h"
-#include "guarded_memory.h"
 #include "reference.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static protoaccel::testing::GuardedArena input;
-  char* p = input.EndingAt(size);
-  if (size > 0) std::memcpy(p, data, size);
+  const char* p = protoaccel::fuzz::GuardedInput(data, size);
   const size_t prefix = protoaccel::reference::ValidUtf8Prefix(p, size);
   protoaccel::fuzz::ForEachLevel([&](protoaccel::Isa isa, const auto& k) {
     if (k.utf8.validate(p, size) != (prefix == size)) protoaccel::fuzz::Fail("validate", isa);

@@ -56,9 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const size_t n = size - 1;
   const size_t slop = data[0] % 17 < n ? data[0] % 17 : n;
-  static protoaccel::testing::GuardedArena input;
-  char* p = input.EndingAt(n);
-  if (n > 0) std::memcpy(p, data + 1, n);
+  const char* p = protoaccel::fuzz::GuardedInput(data + 1, n);
   const char* limit = p + n;
   const char* end = limit - slop;
   const Decoded want = protoaccel::reference::Decode(p, end, limit);
