@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -121,6 +122,28 @@ TEST_P(Utf8ValidateTest, AllShortStrings) {
       for (int c = 0; c < 256; ++c) {
         s[2] = static_cast<char>(c);
         ASSERT_TRUE(Check(s, 3)) << a << " " << b << " " << c;
+      }
+    }
+  }
+}
+
+// Short ASCII is tested a word at a time before any vector work (up to
+// kShortAsciiBytes, 32): every length around that bound, with one byte that
+// is not ASCII at each position (a lone continuation byte, a whole 2-byte
+// character, a byte that leads nothing), so that each of the overlapping
+// loads is the one that must see it. Guarded: none of them may read past
+// the end.
+TEST_P(Utf8ValidateTest, ShortAsciiWithOneOtherByteAnywhere) {
+  GuardedScratch scratch(64);
+  for (size_t n = 0; n <= 40; ++n) {
+    const std::string ascii(n, 'a');
+    ASSERT_TRUE(Check(scratch.Place(ascii), n));
+    for (size_t i = 0; i < n; ++i) {
+      for (const char* other : {"\x80", "\xc3\xa9", "\xff"}) {
+        const size_t length = std::min(std::strlen(other), n - i);  // may be cut
+        std::string s = ascii;
+        s.replace(i, length, other, length);
+        ASSERT_TRUE(Check(scratch.Place(s), n)) << "at " << i;
       }
     }
   }

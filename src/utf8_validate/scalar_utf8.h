@@ -60,6 +60,45 @@ inline size_t ValidPrefixScalar(const char* p, size_t n) {
   return i;
 }
 
+// Up to this many bytes the SIMD validators first test for ASCII a word at a
+// time, before any vector setup: most strings in messages are short ASCII
+// (names, keys, identifiers), and there the vector path's fixed costs are
+// the whole cost. On Zen 1, 8 bytes of ASCII took 9.5 ns with AVX2 and
+// 8.0 ns with SSE4.1 against 3.6 ns for the scalar loop. Text that is not
+// ASCII pays the test (a few instructions) and goes on to the vector path,
+// which is the faster one there from a few bytes on.
+constexpr size_t kShortAsciiBytes = 32;
+
+// Whether the n <= kShortAsciiBytes bytes at p are all ASCII: overlapping
+// loads of 8 (or 4) bytes cover them, so no byte loop, and no read outside
+// [p, p + n).
+inline bool IsShortAscii(const char* p, size_t n) {
+  uint64_t bits;
+  if (n >= 8) {
+    uint64_t first, last;
+    std::memcpy(&first, p, 8);
+    std::memcpy(&last, p + n - 8, 8);
+    bits = first | last;
+    if (n > 16) {
+      uint64_t second, next_to_last;
+      std::memcpy(&second, p + 8, 8);
+      std::memcpy(&next_to_last, p + n - 16, 8);
+      bits |= second | next_to_last;
+    }
+  } else if (n >= 4) {
+    uint32_t first, last;
+    std::memcpy(&first, p, 4);
+    std::memcpy(&last, p + n - 4, 4);
+    bits = first | last;
+  } else {
+    // 0 to 3 bytes: p[0], p[n / 2] and p[n - 1] are all of them.
+    bits = n == 0 ? 0
+                  : static_cast<uint8_t>(p[0]) | static_cast<uint8_t>(p[n / 2]) |
+                        static_cast<uint8_t>(p[n - 1]);
+  }
+  return (bits & 0x8080808080808080) == 0;
+}
+
 // The valid prefix of [p, p + n), given that a SIMD validator found no error
 // before the block that starts at `block`: the bytes before it are whole,
 // valid characters, but for the last one, which may run into the block (or
