@@ -295,7 +295,9 @@ class Report:
     def means(self):
         for name in self.others:
             parts = []
-            for family, label in (("packed/parse/", "packed parse"),
+            for family, label in (("realistic/parse/", "realistic parse"),
+                                  ("realistic/serialize/", "realistic serialize"),
+                                  ("packed/parse/", "packed parse"),
                                   ("packed/serialize/", "packed serialize"),
                                   ("string/parse/", "string parse"),
                                   ("dataset/parse/", "dataset parse")):
@@ -453,13 +455,14 @@ class Report:
                 header += [f"{n} string speed-up" for n in self.others]
                 self.table(header, rows)
 
-    def datasets(self):
-        cases = self.present("dataset/")
+    def batches(self, family, title, description, label):
+        """A table of the cases of `family` (realistic/, dataset/): each a
+        batch of messages, every one parsed or serialized once per op."""
+        cases = self.present(family)
         if not cases:
             return
-        self.add("## Google's benchmark datasets", "")
-        self.add("`benchmarks/datasets/` of Debian's protobuf source: every payload "
-                 "parsed into a fresh message, or serialized, once per operation.", "")
+        self.add(f"## {title}", "")
+        self.add(description, "")
         rows = []
         for case in cases:
             _, op, name_ = split(case)
@@ -475,11 +478,25 @@ class Report:
             for name in self.others:
                 row.append(fmt_ratio(self.speedup(case, name)))
             rows.append(row)
-        header = ["dataset", "op", "bytes"]
+        header = [label, "op", "bytes"]
         for name in self.names:
             header += [f"{name} ns/op", f"{name} MB/s"]
         header += [f"{n} speed-up" for n in self.others]
         self.table(header, rows)
+
+    def realistic(self):
+        self.batches("realistic/", "Messages like the ones users send",
+                     "`message_bench`'s realistic corpus (`benchmarks/ab_messages.proto`): "
+                     "64 messages a batch, each parsed into a fresh message or serialized "
+                     "once per operation. record: a proto3 record of a dozen scalars and "
+                     "short strings; order: repeated sub-messages; labels: a "
+                     "`map<string, string>`; request: an RPC request.", "message")
+
+    def datasets(self):
+        self.batches("dataset/", "Google's benchmark datasets",
+                     "`benchmarks/datasets/` of Debian's protobuf source: every payload "
+                     "parsed into a fresh message, or serialized, once per operation.",
+                     "dataset")
 
     def skipped(self):
         rows = []
@@ -558,6 +575,8 @@ def main():
             machine = f.read()
     report = Report(run, names, cases, contexts)
     report.header(machine)
+    report.realistic()
+    report.datasets()
     report.summary("parse", HEADLINE)
     report.summary("serialize and size", HEADLINE_SERIALIZE)
     report.means()
@@ -566,7 +585,6 @@ def main():
     report.packed()
     report.messages()
     report.strings()
-    report.datasets()
     report.skipped()
     report.paired()
     report.all_cases()

@@ -15,6 +15,10 @@
 //       uint64) of Extended with N random values
 //   {string,bytes}/{parse,serialize}/KIND/LENGTH  one field of LENGTH bytes;
 //       KIND ascii, 2byte (U+0080..U+07FF), mixed (1- to 4-byte characters)
+//   realistic/{parse,serialize}/NAME    a batch of messages like the ones
+//       users send (ab_messages.proto): record (a dozen scalars and short
+//       strings), order (repeated sub-messages), labels (a map<string,
+//       string>), request (an RPC request); every message once per op
 //   dataset/{parse,serialize}/NAME      Google's benchmark datasets from the
 //       protobuf source (PROTOACCEL_DATASETS_DIR), every payload once per op
 //
@@ -39,6 +43,13 @@
 #include <utility>
 #include <vector>
 
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#else  // no counts per case: benchmarks/instructions.py says so
+#define CALLGRIND_ZERO_STATS
+#define CALLGRIND_DUMP_STATS_AT(label) static_cast<void>(label)
+#endif
+
 #include "ab_extensions.pb.h"
 #include "ab_messages.pb.h"
 #include "allocation_counter.h"
@@ -52,9 +63,13 @@ namespace {
 
 using protoaccel::ab::DatasetFile;
 using protoaccel::ab::Extended;
+using protoaccel::ab::Labels;
 using protoaccel::ab::NumberBatch;
+using protoaccel::ab::Order;
+using protoaccel::ab::SearchRequest;
 using protoaccel::ab::Text;
 using protoaccel::ab::UidList;
+using protoaccel::ab::UserRecord;
 using protoaccel::diff::Packed3;
 
 // The wire bytes of the case being measured. google-benchmark calls a case
@@ -315,6 +330,137 @@ void TextCase(benchmark::State& state, bool parse, bool utf8, std::string kind) 
   Run<Text>(state, parse, input);
 }
 
+// Every payload parsed into a fresh message, or serialized, once per op.
+template <typename Payloads>
+void RunBatch(benchmark::State& state, bool parse,
+              const google::protobuf::Message& prototype, const Payloads& payloads) {
+  size_t wire_bytes = 0;
+  for (const std::string& payload : payloads) wire_bytes += payload.size();
+  Counts counts;
+  if (parse) {
+    for (auto _ : state) {
+      Counted(counts, [&] {
+        for (const std::string& payload : payloads) {
+          std::unique_ptr<google::protobuf::Message> fresh(prototype.New());
+          benchmark::DoNotOptimize(fresh->ParseFromString(payload));
+        }
+      });
+    }
+  } else {
+    std::vector<std::unique_ptr<google::protobuf::Message>> messages;
+    std::vector<std::string> outs(payloads.size());
+    for (const std::string& payload : payloads) {
+      messages.emplace_back(prototype.New());
+      if (!messages.back()->ParseFromString(payload)) {
+        state.SkipWithError("a payload does not parse");
+        return;
+      }
+      messages.back()->SerializeToString(&outs[messages.size() - 1]);
+    }
+    for (auto _ : state) {
+      Counted(counts, [&] {
+        for (size_t i = 0; i < messages.size(); ++i) {
+          benchmark::DoNotOptimize(messages[i]->SerializeToString(&outs[i]));
+        }
+      });
+      benchmark::ClobberMemory();
+    }
+  }
+  SetCounters(state, counts, static_cast<int64_t>(payloads.size()), wire_bytes);
+}
+
+// ------------------------------------------------------------- realistic --
+
+// Words of 3 to 12 lowercase letters; one name in eight is not ASCII, as
+// user-entered text sometimes is.
+std::string Word(std::mt19937_64& rng, int min = 3, int max = 12) {
+  std::string out;
+  const int length = min + static_cast<int>(rng() % (max - min + 1));
+  for (int i = 0; i < length; ++i) out.push_back(static_cast<char>('a' + rng() % 26));
+  return out;
+}
+std::string PersonName(std::mt19937_64& rng) {
+  static const char* const kNonAscii[] = {"Jos\u00e9", "Zo\u00eb", "\u0141ukasz",
+                                          "\u5c71\u7530", "Ren\u00e9e"};
+  if (rng() % 8 == 0) return kNonAscii[rng() % 5];
+  std::string name = Word(rng, 3, 9);
+  name[0] = static_cast<char>(name[0] - 'a' + 'A');
+  return name + " " + Word(rng, 4, 10);
+}
+
+constexpr int kRealisticBatch = 64;
+
+std::vector<std::string> RealisticPayloads(const std::string& name) {
+  std::mt19937_64 rng(name.size() * 104729 + static_cast<uint64_t>(name[0]));
+  std::vector<std::string> payloads;
+  for (int i = 0; i < kRealisticBatch; ++i) {
+    std::string wire;
+    if (name == "record") {
+      UserRecord m;
+      m.set_id(static_cast<int64_t>(1000000 + rng() % 100000000));
+      m.set_name(PersonName(rng));
+      m.set_email(Word(rng) + "@" + Word(rng, 4, 8) + ".com");
+      m.set_age(18 + static_cast<int32_t>(rng() % 70));
+      m.set_verified(rng() % 2 == 0);
+      m.set_balance(static_cast<double>(rng() % 1000000) / 100);
+      m.set_flags(static_cast<uint32_t>(rng() % 16));
+      m.set_country(rng() % 2 ? "US" : "DE");
+      m.set_created_at(1600000000 + static_cast<int64_t>(rng() % 100000000));
+      m.set_updated_at(m.created_at() + static_cast<int64_t>(rng() % 1000000));
+      m.set_rating(static_cast<float>(rng() % 50) / 10);
+      m.set_locale(rng() % 2 ? "en-US" : "de-DE");
+      m.set_utc_offset_minutes(static_cast<int32_t>(rng() % 1440) - 720);
+      m.set_status(rng() % 4 ? UserRecord::ACTIVE : UserRecord::SUSPENDED);
+      wire = m.SerializeAsString();
+    } else if (name == "order") {
+      Order m;
+      m.set_order_id(rng());
+      m.set_customer_id("cus_" + Word(rng, 10, 14));
+      const int items = 1 + static_cast<int>(rng() % 8);
+      int64_t total = 0;
+      for (int k = 0; k < items; ++k) {
+        Order::LineItem* item = m.add_items();
+        item->set_sku("SKU-" + std::to_string(10000 + rng() % 90000));
+        item->set_quantity(1 + static_cast<uint32_t>(rng() % 5));
+        item->set_price_micros(static_cast<int64_t>(rng() % 100000000));
+        item->set_title(Word(rng) + " " + Word(rng));
+        total += item->price_micros() * item->quantity();
+      }
+      m.set_total_micros(total);
+      m.set_currency("USD");
+      wire = m.SerializeAsString();
+    } else if (name == "labels") {
+      Labels m;
+      static const char* const kKeys[] = {"app", "env", "team", "region", "version",
+                                          "tier", "owner", "release"};
+      const int labels = 2 + static_cast<int>(rng() % 7);
+      for (int k = 0; k < labels; ++k) (*m.mutable_labels())[kKeys[k]] = Word(rng, 2, 16);
+      wire = m.SerializeAsString();
+    } else {  // request
+      SearchRequest m;
+      m.set_query(Word(rng) + " " + Word(rng));
+      m.set_page(static_cast<int32_t>(rng() % 10));
+      m.set_page_size(rng() % 2 ? 20 : 50);
+      m.set_user_agent("grpc-c++/1.51.1");
+      m.set_trace_id(std::to_string(rng()));
+      m.set_flags(static_cast<uint32_t>(rng() % 4));
+      m.set_include_deleted(rng() % 16 == 0);
+      wire = m.SerializeAsString();
+    }
+    payloads.push_back(std::move(wire));
+  }
+  return payloads;
+}
+
+void RealisticCase(benchmark::State& state, bool parse, std::string name) {
+  const std::vector<std::string> payloads = RealisticPayloads(name);
+  const google::protobuf::Message* prototype = &SearchRequest::default_instance();
+  if (name == "record") prototype = &UserRecord::default_instance();
+  if (name == "order") prototype = &Order::default_instance();
+  if (name == "labels") prototype = &Labels::default_instance();
+  RunBatch(state, parse, *prototype, payloads);
+}
+
 // -------------------------------------------------------------- datasets --
 
 struct Dataset {
@@ -356,38 +502,9 @@ void DatasetCase(benchmark::State& state, bool parse, Dataset dataset) {
                             .c_str());
     return;
   }
-  const google::protobuf::Message* prototype =
-      google::protobuf::MessageFactory::generated_factory()->GetPrototype(type);
-  size_t wire_bytes = 0;
-  for (const std::string& payload : data.payload()) wire_bytes += payload.size();
-  Counts counts;
-  if (parse) {
-    for (auto _ : state) {
-      Counted(counts, [&] {
-        for (const std::string& payload : data.payload()) {
-          std::unique_ptr<google::protobuf::Message> fresh(prototype->New());
-          benchmark::DoNotOptimize(fresh->ParseFromString(payload));
-        }
-      });
-    }
-  } else {
-    std::vector<std::unique_ptr<google::protobuf::Message>> messages;
-    std::vector<std::string> outs(data.payload_size());
-    for (int i = 0; i < data.payload_size(); ++i) {
-      messages.emplace_back(prototype->New());
-      messages.back()->ParseFromString(data.payload(i));
-      messages.back()->SerializeToString(&outs[i]);
-    }
-    for (auto _ : state) {
-      Counted(counts, [&] {
-        for (size_t i = 0; i < messages.size(); ++i) {
-          benchmark::DoNotOptimize(messages[i]->SerializeToString(&outs[i]));
-        }
-      });
-      benchmark::ClobberMemory();
-    }
-  }
-  SetCounters(state, counts, data.payload_size(), wire_bytes);
+  RunBatch(state, parse,
+           *google::protobuf::MessageFactory::generated_factory()->GetPrototype(type),
+           data.payload());
 }
 
 // ----------------------------------------------------------- registration --
@@ -414,15 +531,23 @@ const std::vector<PackedSeries>& PackedMatrix() {
 }
 
 // benchmark::RegisterBenchmark. With PROTOACCEL_BENCH_ITERATIONS=K every
-// case runs exactly K times, without calibration runs, so that
-// benchmarks/instructions.py can count instructions per operation.
-template <typename... Args>
-benchmark::internal::Benchmark* Register(const char* name, Args&&... args) {
+// case runs exactly K times, without calibration runs, and under callgrind
+// each run of a case is counted on its own: the counts are zeroed as it
+// starts and dumped, labelled with its family's name, as it ends, so that
+// benchmarks/instructions.py counts every case of one process
+// (outside valgrind the two requests cost a few instructions, outside the
+// timed loop).
+template <typename Fn, typename... Args>
+benchmark::internal::Benchmark* Register(const std::string& name, Fn fn, Args... args) {
   static const long fixed_iterations = [] {
     const char* env = std::getenv("PROTOACCEL_BENCH_ITERATIONS");
     return env != nullptr ? std::atol(env) : 0L;
   }();
-  auto* b = benchmark::RegisterBenchmark(name, std::forward<Args>(args)...);
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    CALLGRIND_ZERO_STATS;
+    fn(state, args...);
+    CALLGRIND_DUMP_STATS_AT(name.c_str());
+  });
   if (fixed_iterations > 0) b->Iterations(fixed_iterations);
   return b;
 }
@@ -437,9 +562,8 @@ void RegisterAll() {
     const std::string op = parse ? "parse" : "serialize";
     for (const auto& series : PackedMatrix()) {
       for (const char* values : series.values) {
-        Register(
-            ("packed/" + op + "/" + series.type + "/" + values).c_str(), Packed, parse,
-            series.type, values)
+        Register("packed/" + op + "/" + series.type + "/" + values, Packed, parse,
+                 series.type, values)
             ->ArgsProduct({counts});
       }
     }
@@ -448,20 +572,18 @@ void RegisterAll() {
   for (const auto& shape : std::vector<std::pair<const char*, const char*>>{
            {"uint32", "lt128"}, {"uint32", "rand"}, {"uint64", "rand"},
            {"int32", "neg"}, {"sint32", "rand"}}) {
-    Register(
-        (std::string("packed/bytesize/") + shape.first + "/" + shape.second).c_str(),
-        PackedByteSize, shape.first, shape.second)
+    Register(std::string("packed/bytesize/") + shape.first + "/" + shape.second,
+             PackedByteSize, shape.first, shape.second)
         ->ArgsProduct({{1, 16, 10000}});
   }
   for (const bool parse : {true, false}) {
     const std::string op = parse ? "parse" : "serialize";
-    Register(("numberbatch/" + op).c_str(), NumberBatchCase, parse)
+    Register("numberbatch/" + op, NumberBatchCase, parse)
         ->ArgsProduct({batch});
-    Register(("uidlist/" + op).c_str(), UidListCase, parse)
+    Register("uidlist/" + op, UidListCase, parse)
         ->ArgsProduct({uids});
     for (const char* type : {"uint32", "uint64"}) {
-      Register(
-          ("extension/" + op + "/" + type + "/rand").c_str(), ExtensionCase, parse, type)
+      Register("extension/" + op + "/" + type + "/rand", ExtensionCase, parse, type)
           ->ArgsProduct({{1, 4, 16, 64, 10000}});
     }
   }
@@ -470,16 +592,21 @@ void RegisterAll() {
       const std::string prefix =
           std::string(utf8 ? "string/" : "bytes/") + (parse ? "parse/" : "serialize/");
       for (const char* kind : {"ascii", "2byte", "mixed"}) {
-        Register((prefix + kind).c_str(), TextCase, parse, utf8, kind)
+        Register(prefix + kind, TextCase, parse, utf8, kind)
             ->ArgsProduct({lengths});
       }
     }
   }
   for (const bool parse : {true, false}) {
+    for (const char* name : {"record", "order", "labels", "request"}) {
+      Register("realistic/" + std::string(parse ? "parse/" : "serialize/") + name,
+               RealisticCase, parse, name);
+    }
+  }
+  for (const bool parse : {true, false}) {
     for (const Dataset& dataset : kDatasets) {
-      Register(
-          ("dataset/" + std::string(parse ? "parse/" : "serialize/") + dataset.name).c_str(),
-          DatasetCase, parse, dataset);
+      Register("dataset/" + std::string(parse ? "parse/" : "serialize/") + dataset.name,
+               DatasetCase, parse, dataset);
     }
   }
 }

@@ -39,7 +39,8 @@ ensure_packages() {
 # The packages every build needs. ccache is welcome but never required.
 ensure_build_packages() {
   ensure_packages cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev \
-    libbenchmark-dev libprotobuf-dev protobuf-compiler zlib1g-dev dpkg-dev patch
+    libbenchmark-dev libprotobuf-dev protobuf-compiler zlib1g-dev dpkg-dev patch \
+    valgrind  # also valgrind/callgrind.h: message_bench's counts per case
   ensure_packages ccache 2>/dev/null || echo "ccache unavailable; building without it"
 }
 
