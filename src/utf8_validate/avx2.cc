@@ -82,13 +82,13 @@ struct Avx2 {
 };
 
 bool ValidateAvx2(const char* p, size_t n) {
-  if (n <= kShortAsciiBytes && IsShortAscii(p, n)) return true;
+  if (IsShortAscii(p, n)) return true;
   if (n < kMinBytes) return ValidPrefixScalar(p, n) == n;
   return utf8_lookup::FirstBadBlock<Avx2, false>(p, n) == utf8_lookup::kValid;
 }
 
 size_t ValidPrefixAvx2(const char* p, size_t n) {
-  if (n <= kShortAsciiBytes && IsShortAscii(p, n)) return n;
+  if (IsShortAscii(p, n)) return n;
   if (n < kMinBytes) return ValidPrefixScalar(p, n);
   const size_t bad = utf8_lookup::FirstBadBlock<Avx2, true>(p, n);
   return bad == utf8_lookup::kValid ? n : ValidPrefixFromBlock(p, n, bad);

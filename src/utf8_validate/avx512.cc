@@ -189,13 +189,13 @@ __attribute__((always_inline)) inline size_t FirstBadBlock(const char* p,
 }
 
 bool ValidateAvx512(const char* p, size_t n) {
-  if (n <= kShortAsciiBytes && IsShortAscii(p, n)) return true;
+  if (IsShortAscii(p, n)) return true;
   if (n < kMinBytes) return ValidPrefixScalar(p, n) == n;
   return FirstBadBlock<false>(p, n) == kValid;
 }
 
 size_t ValidPrefixAvx512(const char* p, size_t n) {
-  if (n <= kShortAsciiBytes && IsShortAscii(p, n)) return n;
+  if (IsShortAscii(p, n)) return n;
   if (n < kMinBytes) return ValidPrefixScalar(p, n);
   const size_t bad = FirstBadBlock<true>(p, n);
   return bad == kValid ? n : ValidPrefixFromBlock(p, n, bad);

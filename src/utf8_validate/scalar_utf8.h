@@ -69,10 +69,11 @@ inline size_t ValidPrefixScalar(const char* p, size_t n) {
 // which is the faster one there from a few bytes on.
 constexpr size_t kShortAsciiBytes = 32;
 
-// Whether the n <= kShortAsciiBytes bytes at p are all ASCII: overlapping
-// loads of 8 (or 4) bytes cover them, so no byte loop, and no read outside
-// [p, p + n).
+// Whether the n bytes at p are at most kShortAsciiBytes, all ASCII:
+// overlapping loads of 8 (or 4) bytes cover them, so no byte loop, and no
+// read outside [p, p + n).
 inline bool IsShortAscii(const char* p, size_t n) {
+  if (n > kShortAsciiBytes) return false;
   uint64_t bits;
   if (n >= 8) {
     uint64_t first, last;
