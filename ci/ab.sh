@@ -211,7 +211,7 @@ step "machine"
   echo "system: $(uname -srm); $(g++ --version | head -n 1)"
   echo "protoaccel_info (the kernels that the accelerated library built from this checkout picks here):"
   "$build/protoaccel_info" | sed 's/^/  /'
-  [ -z "${PROTOACCEL_ISA:-}" ] || echo "PROTOACCEL_ISA=$PROTOACCEL_ISA (caps the kernels)"
+  [ -z "${PROTOACCEL_ISA:-}" ] || echo "PROTOACCEL_ISA=$PROTOACCEL_ISA (forces that level, capped at the CPU's)"
 } | tee "$out/machine.txt"
 
 if $kernels; then

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "dispatch/cpu_features.h"
 #include "dispatch/kernels.h"
@@ -36,20 +39,79 @@ TEST(DispatchTest, LevelsFollowTheCpu) {
   }
 }
 
-// The cap applies to every family; ctest runs this binary once per value of
-// PROTOACCEL_ISA.
-TEST(DispatchTest, EnvironmentCapsTheChoice) {
+// PROTOACCEL_ISA forces one level on every family; unset, each family takes
+// the level this CPU prefers. ctest runs this binary once per value of
+// PROTOACCEL_ISA, and once without it.
+TEST(DispatchTest, EnvironmentForcesALevel) {
   const char* cap = std::getenv("PROTOACCEL_ISA");
   EXPECT_STREQ(ConfigError(), "");
+  const bool forced = cap != nullptr && *cap != '\0';
   Isa expected = DetectedIsa();
   Isa parsed;
-  if (cap != nullptr && *cap != '\0') {
+  if (forced) {
     ASSERT_TRUE(internal::ParseIsa(cap, &parsed));
     if (parsed < expected) expected = parsed;
   }
   EXPECT_EQ(MaxIsa(), expected);
   for (int f = 0; f < kFamilyCount; ++f) {
-    EXPECT_LE(ActiveIsa(static_cast<Family>(f)), expected);
+    const auto family = static_cast<Family>(f);
+    const char* why = "the best level this CPU has";
+    const Isa level =
+        forced ? expected
+               : internal::PreferredLevel(internal::DetectCpuFeatures(), family,
+                                          expected, &why);
+    EXPECT_EQ(ActiveIsa(family), internal::KernelsFor(level)->isa[f])
+        << FamilyName(family);
+    if (forced) {
+      EXPECT_EQ(std::string(ActiveReason(family)),
+                std::string("PROTOACCEL_ISA=") + cap);
+    } else {
+      EXPECT_STREQ(ActiveReason(family), why);
+    }
+  }
+}
+
+internal::CpuFeatures Cpu(const char* vendor, int family, int model) {
+  internal::CpuFeatures cpu{};
+  std::snprintf(cpu.vendor, sizeof(cpu.vendor), "%s", vendor);
+  cpu.family = family;
+  cpu.model = model;
+  return cpu;
+}
+
+// The preference table: Zen 1 (AMD 17h below model 30h) and Hygon's Zen 1
+// encode with SSE4.1; Zen 2, later AMD and Intel keep their best level, as
+// do the other families; a preference never raises a level.
+TEST(DispatchTest, PreferencesNameTheirMicroarchitectures) {
+  struct Case {
+    internal::CpuFeatures cpu;
+    Isa level, encoder;
+  } cases[] = {
+      {Cpu("AuthenticAMD", 0x17, 0x01), Isa::kAvx2, Isa::kSse4},  // Zen
+      {Cpu("AuthenticAMD", 0x17, 0x08), Isa::kAvx2, Isa::kSse4},  // Zen+
+      {Cpu("AuthenticAMD", 0x17, 0x2f), Isa::kAvx2, Isa::kSse4},
+      {Cpu("AuthenticAMD", 0x17, 0x31), Isa::kAvx2, Isa::kAvx2},  // Zen 2
+      {Cpu("AuthenticAMD", 0x19, 0x11), Isa::kAvx512, Isa::kAvx512},  // Zen 4
+      {Cpu("HygonGenuine", 0x18, 0x00), Isa::kAvx2, Isa::kSse4},
+      {Cpu("GenuineIntel", 0x06, 0x55), Isa::kAvx2, Isa::kAvx2},
+      {Cpu("AuthenticAMD", 0x17, 0x01), Isa::kSse4, Isa::kSse4},
+      {Cpu("AuthenticAMD", 0x17, 0x01), Isa::kScalar, Isa::kScalar},
+  };
+  for (const Case& c : cases) {
+    for (int f = 0; f < kFamilyCount; ++f) {
+      const auto family = static_cast<Family>(f);
+      const char* const kUnset = "unset";
+      const char* why = kUnset;
+      const Isa want = family == Family::kVarintEncode ? c.encoder : c.level;
+      EXPECT_EQ(internal::PreferredLevel(c.cpu, family, c.level, &why), want)
+          << c.cpu.vendor << " " << c.cpu.family << "/" << c.cpu.model << " "
+          << FamilyName(family);
+      if (want == c.level) {
+        EXPECT_EQ(why, kUnset);
+      } else {
+        EXPECT_NE(std::strstr(why, "SSE4.1"), nullptr) << why;
+      }
+    }
   }
 }
 

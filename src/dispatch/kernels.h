@@ -86,6 +86,7 @@ extern const VarintEncodeKernels kVarintEncodeAvx512;
 // The best kernel of each family at or below one level.
 struct Kernels {
   Isa isa[kFamilyCount];  // the level each family's kernel comes from
+  const char* why[kFamilyCount];  // and why that level: see ActiveReason()
   VarintCountKernels varint_count;
   VarintDecodeKernels varint_decode;
   Utf8Kernels utf8;
@@ -97,6 +98,13 @@ const Kernels& Active();
 
 // The kernels of one level, or nullptr if this CPU cannot run that level.
 const Kernels* KernelsFor(Isa isa);
+
+struct CpuFeatures;
+// The level `family` takes on `cpu` when `level` is the best it may use:
+// `level`, or a lower one that the table in dispatch.cc prefers there, in
+// which case *why says why (and is left alone otherwise).
+Isa PreferredLevel(const CpuFeatures& cpu, Family family, Isa level,
+                   const char** why);
 
 // Parses a PROTOACCEL_ISA value. Returns false for anything but the names
 // IsaName() gives.

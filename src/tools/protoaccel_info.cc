@@ -34,8 +34,8 @@ int main() {
   std::printf("max: %s\n", IsaName(MaxIsa()));
   for (int i = 0; i < kFamilyCount; ++i) {
     const auto family = static_cast<Family>(i);
-    std::printf("kernel %s: %s\n", FamilyName(family),
-                IsaName(ActiveIsa(family)));
+    std::printf("kernel %s: %s (%s)\n", FamilyName(family),
+                IsaName(ActiveIsa(family)), ActiveReason(family));
   }
   return 0;
 }

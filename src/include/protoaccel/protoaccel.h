@@ -131,9 +131,16 @@ Isa DetectedIsa();
 // The level kernels are chosen up to: DetectedIsa() capped by PROTOACCEL_ISA.
 Isa MaxIsa();
 
-// The level of the kernel in use for `family` (the best one implemented at
-// or below MaxIsa()).
+// The level of the kernel in use for `family`. With PROTOACCEL_ISA set, the
+// best one implemented at or below MaxIsa(), for every family alike (tests
+// and A/B runs force a level so). Unset, the one this CPU runs fastest: the
+// best level, unless a measured preference for the CPU's microarchitecture
+// names a lower one (AMD Zen 1 encodes faster with SSE4.1 than with AVX2).
 Isa ActiveIsa(Family family);
+
+// Why ActiveIsa(family) is that level, in words: "the best level this CPU
+// has", a preference and its reason, or "PROTOACCEL_ISA=...".
+const char* ActiveReason(Family family);
 
 // Empty if PROTOACCEL_ISA is unset or valid; otherwise a message naming the
 // valid values. The kernels then fall back to scalar: a misspelt cap must not
