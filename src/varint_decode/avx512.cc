@@ -48,13 +48,14 @@ namespace protoaccel {
 namespace internal {
 namespace {
 
-// Below kMinBytes the scalar kernel runs; below kMinMixedBytes it runs
-// unless every byte is a one-byte varint: the block setup (constants,
-// compress, permutes) costs more than it saves. Measured with message_bench
-// on Zen 5: 4 random uint32 (20 bytes) parse 7% slower through the block
-// path, 16 one-byte values 1.1x faster.
+// Below kMinBytes the scalar kernel runs, and below a block too unless the
+// input starts with 16 one-byte varints, which go to the AVX2 kernel: the
+// block setup (constants, compress, permutes, masked stores) costs more
+// than it saves there. kernels_bench on Zen 4, ns, scalar / AVX2 / the
+// block path: decode_uint64/1B N=16 7.4 / 8.5 / 10.8, decode_uint64/u64
+// N=4 (36 bytes) 11.3 / 11.3 / 17.0 (on Zen 5, message_bench had found 16
+// one-byte values 1.1x faster through the block path than scalar).
 constexpr ptrdiff_t kMinBytes = 16;
-constexpr ptrdiff_t kMinMixedBytes = 32;
 
 inline uint64_t LowBits(int n) {  // bits [0, n), n in [0, 64]
   return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
@@ -433,14 +434,13 @@ inline bool NoneTooLong(uint64_t ends, int pending) {
   return (runs & (runs >> 2)) == 0;
 }
 
+// Out of line, so that the short inputs DecodeAvx512() below sends to the
+// scalar or AVX2 kernel pay for none of its frame (64-byte aligned, for
+// spills). Requires end - p >= 64.
 template <typename Conversion>
-DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
-                          typename Conversion::Out* out) {
-  if (end - p < kMinBytes ||
-      (end - p < kMinMixedBytes && _mm_movemask_epi8(Load16(p)) != 0)) {
-    return ScalarKernel<Conversion>()(p, end, limit, out);
-  }
-  const char* const begin = p;
+__attribute__((noinline)) DecodeResult DecodeBlocks(
+    const char* p, const char* end, const char* limit,
+    typename Conversion::Out* out) {
   // Blocks are read at fixed 64-byte steps, whatever the varints' lengths:
   // only `pending`, the bytes of an unfinished varint carried from one
   // block to the next, depends on the data, and it is computed from the
@@ -509,8 +509,7 @@ DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
       ends |= after & (0 - after);
     }
     const bool one_byte_run = pending == 0 && ends == LowBits(static_cast<int>(e));
-    if (ends != 0 && NoneTooLong(ends, pending) &&
-        (one_byte_run || end - begin >= kMinMixedBytes)) {
+    if (ends != 0 && NoneTooLong(ends, pending)) {
       const uint64_t continues = ~ends & LowBits(64 - __builtin_clzll(ends));
       if (one_byte_run) {
         StoreOneByteTail<Conversion>(cur, static_cast<int>(e), out + count);
@@ -528,6 +527,18 @@ DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
   const DecodeResult tail =
       ScalarKernel<Conversion>()(p, end, limit, out + count);
   return {tail.ptr, count + tail.count, tail.ok};
+}
+
+template <typename Conversion>
+DecodeResult DecodeAvx512(const char* p, const char* end, const char* limit,
+                          typename Conversion::Out* out) {
+  if (end - p < kMinBytes ||
+      (end - p < 64 && _mm_movemask_epi8(Load16(p)) != 0)) {
+    return DecodeScalar<Conversion>(p, end, limit, out);
+  }
+  // A run of one-byte varints first: the AVX2 kernel widens it 16 at a time.
+  if (end - p < 64) return KernelOf<Conversion>(kVarintDecodeAvx2)(p, end, limit, out);
+  return DecodeBlocks<Conversion>(p, end, limit, out);
 }
 
 }  // namespace

@@ -108,11 +108,11 @@ inline void StoreShort8<Boolean>(__m128i v, bool* out) {
                    _mm_min_epu8(bytes, _mm_set1_epi8(1)));
 }
 
-inline __m128i LoadLow(const char* p, int bytes) {
-  int64_t x = 0;
-  std::memcpy(&x, p, bytes);
-  return _mm_set_epi64x(0, x);  // not _mm_cvtsi64_si128: x86-64 only
-}
+// The low 4 or 2 bytes of a vector, loaded so that the widening below
+// takes them from memory (pmovzx m32/m16): no move from a general register,
+// which made 16 one-byte 64-bit values slower than the scalar loop.
+inline __m128i Load4(const char* p) { return _mm_loadu_si32(p); }
+inline __m128i Load2(const char* p) { return _mm_loadu_si16(p); }
 inline __m128i ZigZag32x4(__m128i x) {
   return _mm_xor_si128(_mm_srli_epi32(x, 1),
                        _mm_sub_epi32(_mm_setzero_si128(),
@@ -129,22 +129,22 @@ template <typename Conversion>
 inline void StoreOneByte16(const char* p, typename Conversion::Out* out);
 template <>
 inline void StoreOneByte16<Low32>(const char* p, uint32_t* out) {
-  for (int i = 0; i < 4; ++i) Store128(out + 4 * i, _mm_cvtepu8_epi32(LoadLow(p + 4 * i, 4)));
+  for (int i = 0; i < 4; ++i) Store128(out + 4 * i, _mm_cvtepu8_epi32(Load4(p + 4 * i)));
 }
 template <>
 inline void StoreOneByte16<ZigZag32>(const char* p, int32_t* out) {
   for (int i = 0; i < 4; ++i) {
-    Store128(out + 4 * i, ZigZag32x4(_mm_cvtepu8_epi32(LoadLow(p + 4 * i, 4))));
+    Store128(out + 4 * i, ZigZag32x4(_mm_cvtepu8_epi32(Load4(p + 4 * i))));
   }
 }
 template <>
 inline void StoreOneByte16<Full64>(const char* p, uint64_t* out) {
-  for (int i = 0; i < 8; ++i) Store128(out + 2 * i, _mm_cvtepu8_epi64(LoadLow(p + 2 * i, 2)));
+  for (int i = 0; i < 8; ++i) Store128(out + 2 * i, _mm_cvtepu8_epi64(Load2(p + 2 * i)));
 }
 template <>
 inline void StoreOneByte16<ZigZag64>(const char* p, int64_t* out) {
   for (int i = 0; i < 8; ++i) {
-    Store128(out + 2 * i, ZigZag64x2(_mm_cvtepu8_epi64(LoadLow(p + 2 * i, 2))));
+    Store128(out + 2 * i, ZigZag64x2(_mm_cvtepu8_epi64(Load2(p + 2 * i))));
   }
 }
 template <>
@@ -232,29 +232,34 @@ inline uint64_t BlockTerminators(const char* q) {
   return ends;
 }
 
+// A block may write up to kSpare slots past its last value: the short
+// path fills 8 slots per 8 bytes, at least 4 of them values, and
+// DecodeEnds up to kGroup - 1. The caller's room covers them only if at
+// least kSpare varints end after the block, in [q + 64, end): so each
+// block that writes spare slots first counts the terminators after it.
+// That count, over the next block, is the next block's mask; for the
+// last block it comes from the bytes up to `end`. On valid data the 40
+// bytes after a block always hold 4 varints, so valid input never leaves
+// the loop on this check; input that does is left to the scalar tail.
+// Reads stay below q + 80 (DecodeEnds) and below `end` (the masks).
+constexpr ptrdiff_t kRoom = 40;
+constexpr int kSpare = 4;
+
 // Block provides kSize (16 or 32), Terminators(p) (a bit per byte whose top
 // bit is clear, over kSize bytes), StoreOneByteValues<Conversion>(p, out)
 // (kSize values), kGroup and DecodeGroup<Conversion>(starts, out): the
 // kGroup varints at starts[], each read as 16 bytes.
+//
+// Out of line, so that the short inputs DecodeBlocks() below sends to the
+// scalar kernel pay for none of its frame.
 template <typename Block, typename Conversion>
-DecodeResult DecodeBlocks(const char* p, const char* end, const char* limit,
-                          typename Conversion::Out* out) {
+__attribute__((noinline)) DecodeResult DecodeBlockLoop(
+    const char* p, const char* end, const char* limit,
+    typename Conversion::Out* out) {
   size_t count = 0;
   int pending = 0;
   __m128i last16 = _mm_setzero_si128();  // the previous block's last bytes
   const char* q = p;
-  // A block may write up to kSpare slots past its last value: the short
-  // path fills 8 slots per 8 bytes, at least 4 of them values, and
-  // DecodeEnds up to kGroup - 1. The caller's room covers them only if at
-  // least kSpare varints end after the block, in [q + 64, end): so each
-  // block that writes spare slots first counts the terminators after it.
-  // That count, over the next block, is the next block's mask; for the
-  // last block it comes from the bytes up to `end`. On valid data the 40
-  // bytes after a block always hold 4 varints, so valid input never leaves
-  // the loop on this check; input that does is left to the scalar tail.
-  // Reads stay below q + 80 (DecodeEnds) and below `end` (the masks).
-  constexpr ptrdiff_t kRoom = 40;
-  constexpr int kSpare = 4;
   static_assert(Block::kGroup - 1 <= kSpare, "room for DecodeEnds");
   uint64_t ends = 0;
   if (end - q >= 64 + kRoom) ends = BlockTerminators<Block>(q);
@@ -307,10 +312,26 @@ DecodeResult DecodeBlocks(const char* p, const char* end, const char* limit,
       StoreOneByte16<Conversion>(q, out + count);
       count += 16;
     }
+    if (q == end) return {q, count, true};
   }
   const DecodeResult tail =
       ScalarKernel<Conversion>()(q - pending, end, limit, out + count);
   return {tail.ptr, count + tail.count, tail.ok};
+}
+
+// Below 64 + 40 bytes the block loop does not run: only a leading run of
+// one-byte varints, 16 at a time, gains from vectors there, and the rest is
+// the scalar kernel's, reached by a tail call. (Through the loop's frame, 4
+// one-byte values took 5.5 ns with SSE4.1 against 3.3 for scalar on Zen 4.)
+template <typename Block, typename Conversion>
+DecodeResult DecodeBlocks(const char* p, const char* end, const char* limit,
+                          typename Conversion::Out* out) {
+  if (end - p < 16 ||
+      (end - p < 64 + kRoom &&
+       _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))) != 0)) {
+    return DecodeScalar<Conversion>(p, end, limit, out);
+  }
+  return DecodeBlockLoop<Block, Conversion>(p, end, limit, out);
 }
 
 }  // namespace

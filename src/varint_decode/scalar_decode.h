@@ -137,20 +137,26 @@ DecodeResult DecodeScalar(const char* p, const char* end, const char* limit,
   return {p, count, true};
 }
 
-// The scalar kernel of each conversion, for SIMD kernels to call rather
-// than inline: its code, compiled on its own, is measurably faster there.
+// The kernel of each conversion in a table.
 template <typename Conversion>
-DecodeFn<typename Conversion::Out> ScalarKernel();
+DecodeFn<typename Conversion::Out> KernelOf(const VarintDecodeKernels& k);
 template <>
-inline DecodeFn<uint32_t> ScalarKernel<Low32>() { return kVarintDecodeScalar.low32; }
+inline DecodeFn<uint32_t> KernelOf<Low32>(const VarintDecodeKernels& k) { return k.low32; }
 template <>
-inline DecodeFn<uint64_t> ScalarKernel<Full64>() { return kVarintDecodeScalar.full64; }
+inline DecodeFn<uint64_t> KernelOf<Full64>(const VarintDecodeKernels& k) { return k.full64; }
 template <>
-inline DecodeFn<int32_t> ScalarKernel<ZigZag32>() { return kVarintDecodeScalar.zigzag32; }
+inline DecodeFn<int32_t> KernelOf<ZigZag32>(const VarintDecodeKernels& k) { return k.zigzag32; }
 template <>
-inline DecodeFn<int64_t> ScalarKernel<ZigZag64>() { return kVarintDecodeScalar.zigzag64; }
+inline DecodeFn<int64_t> KernelOf<ZigZag64>(const VarintDecodeKernels& k) { return k.zigzag64; }
 template <>
-inline DecodeFn<bool> ScalarKernel<Boolean>() { return kVarintDecodeScalar.boolean; }
+inline DecodeFn<bool> KernelOf<Boolean>(const VarintDecodeKernels& k) { return k.boolean; }
+
+// The scalar kernel, for the SIMD kernels' tails to call rather than
+// inline: its code, compiled on its own, is measurably faster there.
+template <typename Conversion>
+DecodeFn<typename Conversion::Out> ScalarKernel() {
+  return KernelOf<Conversion>(kVarintDecodeScalar);
+}
 
 }  // namespace
 }  // namespace internal

@@ -59,10 +59,12 @@ constexpr size_t kBlock = 32;
 //   encode_uint64/u64 N=1: 2.9 / 7.8   N=4:  9.8 / 8.1
 //   size_uint32/1B    N=1: 1.4 / 2.4   N=4:  2.7 / 2.4
 // (masked loads and stores carry the short blocks; they cost more than the
-// scalar loop's few iterations).
+// scalar loop's few iterations). On Zen 4 the size crossover is higher:
+//   size_uint32/u32   N=4: 4.5 / 5.8   N=6:  6.1 / 5.8
+// so N = 4 and 5 take scalar on both (Zen 5 loses 0.3 ns there).
 constexpr size_t kMinEncode32 = 8;
 constexpr size_t kMinEncode64 = 4;
-constexpr size_t kMinSize = 4;
+constexpr size_t kMinSize = 6;
 
 inline uint64_t LowBits(unsigned n) {  // bits [0, n), n in [0, 64]
   return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
