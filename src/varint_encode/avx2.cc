@@ -95,8 +95,8 @@ __attribute__((noinline)) size_t SizeLoop(const T* v, size_t n) {
   }
   size += i;
   if (i == n) return size;
-  return size + Entry<kKind>::Size(n - i < 8 ? kVarintEncodeScalar : kVarintEncodeSse4)(
-                    v + i, n - i);
+  return size + (n - i < 8 ? ScalarSize<kKind>(v + i, n - i)
+                            : Entry<kKind>::Size(kVarintEncodeSse4)(v + i, n - i));
 }
 
 // 32-bit values: fewer than 16 go to the SSE4.1 kernel (8 at a time), fewer
@@ -106,9 +106,8 @@ size_t SizeAvx2(const T* v, size_t n) {
   if constexpr (sizeof(T) == 8) {
     return SizeByTopBit<kKind>(v, n);
   } else {
-    if (n < 16) {
-      return Entry<kKind>::Size(n < 8 ? kVarintEncodeScalar : kVarintEncodeSse4)(v, n);
-    }
+    if (n < 8) return ScalarSize<kKind>(v, n);  // first: scalar's count + 3
+    if (n < 16) return Entry<kKind>::Size(kVarintEncodeSse4)(v, n);
     return SizeLoop<kKind>(v, n);
   }
 }
@@ -124,8 +123,10 @@ struct Avx2Block {
   // 3): encode_uint32/1B 15.6 / 5.8 / 4.7, 2B 8.8 / 6.6 / 7.7 (SSE4.1 is
   // ahead on two-byte values up to N = 64, level at 4096), u32 21.3 /
   // 17.6 / 12.5, encode_uint64/u64 39.5 / 28.5 / 19.6.
-  static const VarintEncodeKernels& Short(size_t n) {
-    return n < 8 ? kVarintEncodeScalar : kVarintEncodeSse4;
+  template <Kind kKind, typename T>
+  static char* Short(const T* v, size_t n, char* out) {
+    return n < 8 ? ScalarEncode<kKind>(v, n, out)
+                 : Entry<kKind>::Encode(kVarintEncodeSse4)(v, n, out);
   }
 
   template <Kind kKind, typename T>

@@ -413,14 +413,14 @@ __attribute__((noinline)) char* EncodeLoop(const T* v, size_t n, char* out) {
 // line, so that short arrays pay for none of their frames).
 template <Kind kKind, typename T>
 size_t SizeAvx512(const T* v, size_t n) {
-  if (n < kMinSize) return Entry<kKind>::Size(kVarintEncodeScalar)(v, n);
+  if (n < kMinSize) return ScalarSize<kKind>(v, n);
   return SizeLoop<kKind>(v, n);
 }
 
 template <Kind kKind, typename T>
 char* EncodeAvx512(const T* v, size_t n, char* out) {
   if (n < (sizeof(T) == 4 ? kMinEncode32 : kMinEncode64)) {
-    return Entry<kKind>::Encode(kVarintEncodeScalar)(v, n, out);
+    return ScalarEncode<kKind>(v, n, out);
   }
   return EncodeLoop<kKind>(v, n, out);
 }

@@ -187,8 +187,8 @@ inline char* Store2(__m128i low, __m128i high, unsigned first, unsigned second,
 
 // The block loop and the tail for one level: Block::kSize values a block,
 // Block::Encode<kKind>(v, out) encodes a whole block, writing at most
-// kOverrun bytes past its last value's first byte; Block::Short(n) is the
-// kernel table for n < kSize values. Out of line, so that short arrays
+// kOverrun bytes past its last value's first byte; Block::Short<kKind>(v,
+// n, out) encodes n < kSize values. Out of line, so that short arrays
 // (EncodeBlocks below) pay for none of its frame.
 template <typename Block, Kind kKind, typename T>
 __attribute__((noinline)) char* EncodeBlockLoop(const T* v, size_t n, char* out) {
@@ -210,12 +210,18 @@ __attribute__((noinline)) char* EncodeBlockLoop(const T* v, size_t n, char* out)
     out += bytes;
   }
   if (i == n) return out;
-  return Entry<kKind>::Encode(Block::Short(n - i))(v + i, n - i, out);
+  return Block::template Short<kKind>(v + i, n - i, out);
 }
+
+// Fewer than 8 values are the scalar kernel's at every level, and are
+// tested for first, so that they cost scalar's instructions and 3 more
+// (kernel_instructions.py); from 8 on, SSE4.1's block is faster.
+constexpr size_t kScalarBelow = 8;
 
 template <typename Block, Kind kKind, typename T>
 char* EncodeBlocks(const T* v, size_t n, char* out) {
-  if (n < Block::kSize) return Entry<kKind>::Encode(Block::Short(n))(v, n, out);
+  if (n < kScalarBelow) return ScalarEncode<kKind>(v, n, out);
+  if (n < Block::kSize) return Block::template Short<kKind>(v, n, out);
   return EncodeBlockLoop<Block, kKind, T>(v, n, out);
 }
 
@@ -231,7 +237,7 @@ constexpr std::array<uint8_t, 64> MakeLengthByTopBit() {
 constexpr std::array<uint8_t, 64> kLengthByTopBit = MakeLengthByTopBit();
 
 template <Kind kKind, typename T>
-size_t SizeByTopBit(const T* v, size_t n) {
+__attribute__((noinline)) size_t SizeByTopBitLoop(const T* v, size_t n) {
   auto length = [](T x) -> size_t {
     const uint64_t w = kKind == Kind::kSInt64 ? WireValueSInt64(static_cast<int64_t>(x))
                                               : static_cast<uint64_t>(x);
@@ -247,6 +253,15 @@ size_t SizeByTopBit(const T* v, size_t n) {
   }
   for (; i < n; ++i) a += length(v[i]);
   return (a + b) + (c + d);
+}
+
+// Below 4 values the four sums' setup and the tail loop took 9
+// instructions more than the scalar kernel at N = 1; the loop is out of
+// line, so that the test costs scalar's count + 3, as for encoding.
+template <Kind kKind, typename T>
+size_t SizeByTopBit(const T* v, size_t n) {
+  if (n < 4) return ScalarSize<kKind>(v, n);
+  return SizeByTopBitLoop<kKind>(v, n);
 }
 
 }  // namespace

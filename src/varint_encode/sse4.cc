@@ -98,7 +98,7 @@ __attribute__((noinline)) size_t SizeLoop(const T* v, size_t n) {
     size += Sum32(_mm_add_epi32(a, b));
   }
   size += i;
-  return i == n ? size : size + Entry<kKind>::Size(kVarintEncodeScalar)(v + i, n - i);
+  return i == n ? size : size + ScalarSize<kKind>(v + i, n - i);
 }
 
 // 32-bit values: fewer than 8 to the scalar kernel (N = 8: 5.0 ns there,
@@ -108,7 +108,7 @@ size_t SizeSse4(const T* v, size_t n) {
   if constexpr (sizeof(T) == 8) {
     return SizeByTopBit<kKind>(v, n);
   } else {
-    if (n < 8) return Entry<kKind>::Size(kVarintEncodeScalar)(v, n);
+    if (n < 8) return ScalarSize<kKind>(v, n);
     return SizeLoop<kKind>(v, n);
   }
 }
@@ -122,7 +122,10 @@ struct Sse4Block {
   // is faster: kernels_bench on Zen 5, N = 8, ns scalar / this (median of
   // 3): encode_uint32/1B 4.5 / 4.1, 2B 4.6 / 4.0, u32 10.7 / 9.5,
   // encode_uint64/u64 19.8 / 14.9, encode_int32/neg 21.3 / 14.6.
-  static const VarintEncodeKernels& Short(size_t) { return kVarintEncodeScalar; }
+  template <Kind kKind, typename T>
+  static char* Short(const T* v, size_t n, char* out) {
+    return ScalarEncode<kKind>(v, n, out);
+  }
 
   template <Kind kKind, typename T>
   static char* Encode(const T* v, char* out);
