@@ -30,6 +30,16 @@
 #                       libprotobuf.so.32) gets message_bench built against
 #                       its own headers. NAME stock or accel replaces the
 #                       default build of that name (then not built).
+#   --layouts           every round in a code layout of its own: stock's and
+#                       accel's libprotobuf and message_bench linked again,
+#                       their code moved by a multiple of 16 bytes under 4 KiB
+#                       (ci/lib.sh relink), so that a median is over layouts;
+#                       adds stock-copy, stock in layouts of its own, as the
+#                       control. For the small cases, with --per-case: with
+#                       identical instructions, a packed field of 16 one-byte
+#                       values measured 0.96x of stock in one layout. Only
+#                       the default stock and accel builds (no --lib, no
+#                       accel-headers); links 3 x ROUNDS files first
 #   --no-accel-headers  leave out accel-headers: the accelerated library run by
 #                       a message_bench compiled against its headers (by
 #                       default the third library; it shows what rebuilding a
@@ -67,6 +77,7 @@ list=false
 rounds_given=false
 min_time_given=false
 per_case=false
+layouts=false
 lib_specs=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -75,6 +86,7 @@ while [ $# -gt 0 ]; do
     --rounds) need_value "$@"; rounds=$2; rounds_given=true; shift ;;
     --min-time) need_value "$@"; min_time=$2; min_time_given=true; shift ;;
     --per-case) per_case=true ;;
+    --layouts) layouts=true ;;
     --lib) need_value "$@"; lib_specs+=("$2"); shift ;;
     --kernels) need_value "$@"; kernel_filter=$2; shift ;;
     --no-kernels) kernels=false ;;
@@ -95,6 +107,11 @@ if $quick; then
 fi
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds $rounds: expected a whole number from 1"
 [[ $min_time =~ ^([0-9]+\.?[0-9]*|\.[0-9]+)$ ]] || die "--min-time $min_time: expected seconds, e.g. 0.05"
+
+if $layouts; then
+  [ ${#lib_specs[@]} -eq 0 ] || die "--layouts: only the default stock and accel builds, no --lib"
+  accel_headers=false
+fi
 
 # The libraries, in report order (stock first: the base of the speed-ups,
 # then accel, then the others): NAME, its LD_LIBRARY_PATH folder, and for a
@@ -196,6 +213,31 @@ for i in "${!names[@]}"; do
   fi
   ab_libs+=(--lib "$spec")
 done
+
+if $layouts; then
+  # stock-copy, the control, runs stock's code in layouts of its own: its
+  # ratios to stock are what a ratio can be off by.
+  step "code layouts: $rounds per library (stock, accel, stock-copy)"
+  so=$(basename "$(readlink -f out/build-protobuf-stock/libprotobuf.so)")
+  RANDOM=$((rounds * 1000 + 3))  # the same layouts for the same run
+  layouts_dir=$(mkdir -p "$out" && cd "$out" && pwd)/layouts
+  rm -rf "$layouts_dir"
+  ab_libs=()
+  for library in stock accel stock-copy; do
+    variant=${library%-copy}
+    for ((r = 1; r <= rounds; r++)); do
+      layout=$layouts_dir/$library-$r
+      mkdir -p "$layout"
+      cp -a "out/$variant/lib" "$layout/"
+      lib_pad=$((RANDOM % 256 * 16)) bench_pad=$((RANDOM % 256 * 16))
+      relink "out/build-protobuf-$variant" libprotobuf "$so" "$layout/lib/$so" "$lib_pad"
+      relink "$build" message_bench benchmarks/message_bench "$layout/message_bench" "$bench_pad"
+      echo "$library round $r: libprotobuf +$lib_pad bytes, message_bench +$bench_pad" >>"$layouts_dir/pads.txt"
+    done
+    ab_libs+=(--lib "$library=$layouts_dir/$library-{round}/lib:$layouts_dir/$library-{round}/message_bench")
+  done
+  names+=(stock-copy)
+fi
 
 if $list; then
   LD_LIBRARY_PATH=${dirs[0]} "$bench" --benchmark_list_tests=true "--benchmark_filter=$filter"

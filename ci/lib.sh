@@ -69,3 +69,47 @@ configure_and_build() {
     { mkdir -p "$dir"; cat "$dir.configure.log" >&2; die "cmake configure failed in $dir"; }
   ninja -C "$dir" || die "build failed in $dir"
 }
+
+# Code layouts, for A/B runs of cases of a few tens of nanoseconds: where
+# the code lands moves those by more than the few instructions a series
+# adds there, so each round runs a layout of its own (ci/ab.sh --layouts,
+# ci/verify-upstream.sh). The caller's `locked` array, if any, prefixes the
+# link (flock on the --lock file).
+#
+# relink DIR TARGET FILE OUTPUT PAD: FILE, which ninja's TARGET in the build
+# DIR links, linked again from the same objects into OUTPUT, with PAD bytes
+# of code ahead of them, so that all of its code moves by PAD.
+relink() {
+  local dir=$1 target=$2 file=$3 output=$4 pad=$5 cmd first
+  cmd=$(ninja -C "$dir" -t commands "$target" | grep -F -- " -o $file " | tail -n 1)
+  [ -n "$cmd" ] || die "$dir: no command of $target links $file"
+  # The pad goes ahead of the first object: the linker lays code out in the
+  # order of its inputs, and a program's command lists its objects before
+  # -o (a library's, after), so a pad put at -o would move no program code.
+  local words
+  read -ra words <<<"$cmd"
+  for first in "${words[@]}" ''; do [[ $first == *.o ]] && break; done
+  [ -n "$first" ] || die "$dir: no object in the link of $file"
+  cmd=${cmd/" -o $file "/" -o $output "}
+  cmd=${cmd/" $first"/" $output.pad.o $first"}
+  printf '\t.text\n\t.skip %d, 0xcc\n\t.section .note.GNU-stack,"",@progbits\n' "$pad" |
+    as -o "$output.pad.o" -
+  (cd "$dir" && "${locked[@]+"${locked[@]}"}" bash -c "$cmd") || die "$dir: relinking $file failed"
+  rm -f "$output.pad.o"
+  # A layout that moved nothing would measure one layout many times over, as
+  # the pad did at -o: a function of the first object must have moved.
+  local function_name before after
+  # (awk reads to the end: an early exit would fail nm, and so the pipe.)
+  function_name=$(nm --defined-only "$dir/$first" | awk '$2 == "T" && !name { name = $3 } END { print name }')
+  before=$(address_of "$dir/$file" "$function_name")
+  after=$(address_of "$output" "$function_name")
+  [ -n "$before" ] && [ -n "$after" ] ||
+    die "$dir: no function of $first in $file to check its layout by"
+  ((pad == 0)) || [ "$before" != "$after" ] ||
+    die "$output: the pad of $pad bytes did not move $function_name"
+}
+
+# address_of FILE SYMBOL: the address of SYMBOL in FILE's symbol table.
+address_of() {
+  nm --defined-only "$1" | awk -v name="$2" '$3 == name && !address { address = $1 } END { print address }'
+}

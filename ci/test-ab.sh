@@ -7,7 +7,7 @@
 # ratios computed afresh from that JSON), a dataset case
 # without its file, benchmarks/instructions.py on one case, its gate (accel
 # at or below stock in instructions per operation) at every level valgrind
-# runs, and a misspelt option's one-line error.
+# runs, a --layouts run, and a misspelt option's one-line error.
 #
 # Usage: ci/test-ab.sh [--build DIR]   (default out/build, ci/test.sh's build;
 #        the libraries in out/stock and out/accel are used as they are)
@@ -79,10 +79,26 @@ if /usr/bin/python3 benchmarks/instructions.py --iterations 200 --gate \
   die "the instructions gate passed stock over accel on string/parse/mixed/8"
 fi
 
+step "ci/ab.sh --layouts: each round a layout of its own, stock-copy the control"
+rm -rf "$out/layouts-run"
+bash ci/ab.sh --quick --per-case --layouts --rounds 2 --no-kernels --build "$build" \
+  --filter '^packed/parse/uint32/lt128/16$' --out "$out/layouts-run" >"$out/layouts-run.log" 2>&1 ||
+  { tail -n 20 "$out/layouts-run.log"; die "ci/ab.sh --layouts failed"; }
+[ "$(grep -c 'round' "$out/layouts-run/layouts/pads.txt")" -eq 6 ] ||
+  die "ci/ab.sh --layouts --rounds 2 did not link 2 layouts for each of 3 libraries"
+grep -q '^| `packed/parse/uint32/lt128/16` | [0-9.]*x | [0-9.]*x | [0-9.]*x | [0-9.]*x |$' \
+  "$out/layouts-run/report.md" || die "no paired speed-ups of accel and stock-copy in the report"
+cat "$out/layouts-run/layouts/pads.txt"
+
 step "option errors"
 if message=$(bash ci/ab.sh --lib foo 2>&1); then die "ci/ab.sh --lib foo succeeded"; fi
 [ "$message" = "error: --lib foo: expected NAME=DIR (e.g. --lib mine=/opt/protobuf)" ] ||
   die "ci/ab.sh --lib foo said: $message"
 echo "ci/ab.sh --lib foo: $message"
+if message=$(bash ci/ab.sh --layouts --lib foo=out/stock 2>&1); then
+  die "ci/ab.sh --layouts --lib foo=out/stock succeeded"
+fi
+[ "$message" = "error: --layouts: only the default stock and accel builds, no --lib" ] ||
+  die "ci/ab.sh --layouts --lib said: $message"
 echo
 echo "A/B report test passed"
