@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "counted_benchmark.h"
 #include "dispatch/kernels.h"
 #include "protoaccel/protoaccel.h"
 
@@ -169,17 +170,17 @@ void EncodeValues(benchmark::State& state, internal::EncodeFn<T> encode,
   state.SetItemsProcessed(state.iterations() * values.size());
 }
 
+using protoaccel_bench::Register;
+
 // size_<type>/<shape>/<isa>/N and encode_<type>/<shape>/<isa>/N.
 template <typename T>
 void SizeAndEncode(const std::string& type, const std::string& shape,
                    const std::string& at, internal::SizeFn<T> size,
                    internal::EncodeFn<T> encode,
                    const std::vector<int64_t>& counts) {
-  benchmark::RegisterBenchmark(("size_" + type + "/" + shape + at).c_str(),
-                               SizeValues<T>, size, shape)
+  Register("size_" + type + "/" + shape + at, SizeValues<T>, size, shape)
       ->ArgsProduct({counts});
-  benchmark::RegisterBenchmark(("encode_" + type + "/" + shape + at).c_str(),
-                               EncodeValues<T>, encode, shape)
+  Register("encode_" + type + "/" + shape + at, EncodeValues<T>, encode, shape)
       ->ArgsProduct({counts});
 }
 
@@ -195,27 +196,23 @@ void RegisterAll() {
     const std::string at = std::string("/") + IsaName(isa);
     auto decode = k.varint_decode;
     for (const char* shape : {"1B", "2B", "u32", "neg"}) {
-      benchmark::RegisterBenchmark(("decode_uint32/" + std::string(shape) + at).c_str(),
-                                   Decode<uint32_t>, decode.low32, shape)
+      Register("decode_uint32/" + std::string(shape) + at, Decode<uint32_t>,
+               decode.low32, shape)
           ->ArgsProduct({kCounts});
     }
     for (const char* shape : {"1B", "u64", "mix"}) {
-      benchmark::RegisterBenchmark(("decode_uint64/" + std::string(shape) + at).c_str(),
-                                   Decode<uint64_t>, decode.full64, shape)
+      Register("decode_uint64/" + std::string(shape) + at, Decode<uint64_t>,
+               decode.full64, shape)
           ->ArgsProduct({kCounts});
     }
-    benchmark::RegisterBenchmark(("decode_sint32/u32" + at).c_str(),
-                                 Decode<int32_t>, decode.zigzag32, "u32")
+    Register("decode_sint32/u32" + at, Decode<int32_t>, decode.zigzag32, "u32")
         ->ArgsProduct({kCounts});
-    benchmark::RegisterBenchmark(("decode_bool/1B" + at).c_str(),
-                                 Decode<bool>, decode.boolean, "1B")
+    Register("decode_bool/1B" + at, Decode<bool>, decode.boolean, "1B")
         ->ArgsProduct({kCounts});
-    benchmark::RegisterBenchmark(("count/mix" + at).c_str(), Count,
-                                 k.varint_count.count)
+    Register("count/mix" + at, Count, k.varint_count.count)
         ->ArgsProduct({kCounts});
     for (const char* kind : {"ascii", "2byte", "mixed"}) {
-      benchmark::RegisterBenchmark(("utf8/" + std::string(kind) + at).c_str(),
-                                   Utf8, k.utf8.validate, kind)
+      Register("utf8/" + std::string(kind) + at, Utf8, k.utf8.validate, kind)
           ->ArgsProduct({kLengths});
     }
     // Sizes and encoders from N = 1: their scalar cutoffs are measured here.
@@ -235,9 +232,8 @@ void RegisterAll() {
   // are through their table (to a wrapper that calls them).
   for (const auto& anchor : Utf8Anchors()) {
     for (const char* kind : {"ascii", "2byte", "mixed"}) {
-      benchmark::RegisterBenchmark(
-          ("utf8/" + std::string(kind) + "/" + anchor.first).c_str(), Utf8,
-          anchor.second, kind)
+      Register("utf8/" + std::string(kind) + "/" + anchor.first, Utf8,
+               anchor.second, kind)
           ->ArgsProduct({kLengths});
     }
   }

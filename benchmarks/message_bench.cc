@@ -43,16 +43,10 @@
 #include <utility>
 #include <vector>
 
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#else  // no counts per case: benchmarks/instructions.py says so
-#define CALLGRIND_ZERO_STATS
-#define CALLGRIND_DUMP_STATS_AT(label) static_cast<void>(label)
-#endif
-
 #include "ab_extensions.pb.h"
 #include "ab_messages.pb.h"
 #include "allocation_counter.h"
+#include "counted_benchmark.h"
 #include "corpus3.pb.h"
 
 #ifndef PROTOACCEL_DATASETS_DIR
@@ -530,27 +524,7 @@ const std::vector<PackedSeries>& PackedMatrix() {
   return matrix;
 }
 
-// benchmark::RegisterBenchmark. With PROTOACCEL_BENCH_ITERATIONS=K every
-// case runs exactly K times, without calibration runs, and under callgrind
-// each run of a case is counted on its own: the counts are zeroed as it
-// starts and dumped, labelled with its family's name, as it ends, so that
-// benchmarks/instructions.py counts every case of one process
-// (outside valgrind the two requests cost a few instructions, outside the
-// timed loop).
-template <typename Fn, typename... Args>
-benchmark::internal::Benchmark* Register(const std::string& name, Fn fn, Args... args) {
-  static const long fixed_iterations = [] {
-    const char* env = std::getenv("PROTOACCEL_BENCH_ITERATIONS");
-    return env != nullptr ? std::atol(env) : 0L;
-  }();
-  auto* b = benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-    CALLGRIND_ZERO_STATS;
-    fn(state, args...);
-    CALLGRIND_DUMP_STATS_AT(name.c_str());
-  });
-  if (fixed_iterations > 0) b->Iterations(fixed_iterations);
-  return b;
-}
+using protoaccel_bench::Register;
 
 void RegisterAll() {
   const std::vector<int64_t> counts = {1,    4,     16,    64,     256,    1024,

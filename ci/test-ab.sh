@@ -7,7 +7,9 @@
 # ratios computed afresh from that JSON), a dataset case
 # without its file, benchmarks/instructions.py on one case, its gate (accel
 # at or below stock in instructions per operation) at every level valgrind
-# runs, a --layouts run, and a misspelt option's one-line error.
+# runs, the kernels' gate (no level over scalar below its crossover,
+# benchmarks/kernel_instructions.py), a --layouts run, and a misspelt
+# option's one-line error.
 #
 # Usage: ci/test-ab.sh [--build DIR]   (default out/build, ci/test.sh's build;
 #        the libraries in out/stock and out/accel are used as they are)
@@ -77,6 +79,22 @@ if /usr/bin/python3 benchmarks/instructions.py --iterations 200 --gate \
     --lib "stock=out/stock/lib:$build/benchmarks/message_bench" \
     --filter '^string/parse/mixed/8$' >/dev/null; then
   die "the instructions gate passed stock over accel on string/parse/mixed/8"
+fi
+
+# Below each kernel's crossover the SIMD levels hand the input to scalar
+# code for no more than scalar's instructions and a compare, a branch and a
+# jump (a slack of 4 a call): sizes and encoders below 8 values, decoders
+# below 16 bytes, counts and UTF-8 checks up to 32 bytes.
+step "kernel instructions: no level over scalar below its crossover"
+kernel_gated='^((size|encode)_[a-z0-9]+/[A-Za-z0-9]+/[a-z0-9]+/(1|4)|decode_[a-z0-9]+/1B/[a-z0-9]+/4'
+kernel_gated+='|(count|utf8)/[a-z0-9]+/[a-z0-9]+/(4|8|16|32))$'
+/usr/bin/python3 benchmarks/kernel_instructions.py "$build/benchmarks/kernels_bench" --gate \
+  --filter "$kernel_gated" >"$out/kernel-instructions.md" ||
+  { cat "$out/kernel-instructions.md"; die "a SIMD kernel takes more instructions than scalar"; }
+step "the kernel gate can fail: 4 five-byte varints (19 bytes) pay the one-byte-run test"
+if /usr/bin/python3 benchmarks/kernel_instructions.py "$build/benchmarks/kernels_bench" --gate \
+    --filter '^decode_uint32/u32/[a-z0-9]+/4$' >/dev/null 2>&1; then
+  die "the kernel gate passed decode_uint32/u32/4, 9 instructions over scalar"
 fi
 
 step "ci/ab.sh --layouts: each round a layout of its own, stock-copy the control"
