@@ -2,8 +2,11 @@
 // value width and size. items_per_second counts values (decode, encode) or
 // bytes (count, UTF-8).
 //
-// The UTF-8 validators run next to anchors, when the build found them (see
-// CMakeLists.txt): utf8/<kind>/simdutf/<length> (simdutf::validate_utf8),
+// The 32-bit decoders run next to MaskedVByte's, decode_uint32/<shape>/
+// maskedvbyte/N, when the build was given a checkout of it
+// (-DPROTOACCEL_MASKEDVBYTE_DIR). The UTF-8 validators run next to anchors,
+// when the build found them (see CMakeLists.txt):
+// utf8/<kind>/simdutf/<length> (simdutf::validate_utf8),
 // utf8/<kind>/utf8_range/<length> (utf8_range_IsValid), from
 // third_party/fetch.sh anchors, and utf8/<kind>/stock/<length> (the system
 // libprotobuf's IsStructurallyValidUTF8).
@@ -20,6 +23,9 @@
 #include "dispatch/kernels.h"
 #include "protoaccel/protoaccel.h"
 
+#ifdef PROTOACCEL_BENCH_MASKEDVBYTE
+#include <varintdecode.h>
+#endif
 #ifdef PROTOACCEL_BENCH_SIMDUTF
 #include <simdutf.h>
 #endif
@@ -37,7 +43,8 @@ using internal::Kernels;
 
 // Wire values of a given shape: "1B", "2B" (minimal varints of that many
 // bytes), "u32" (random 32-bit), "u64" (random 64-bit), "neg" (negative
-// int32, 10 bytes each), "mix" (1..10 bytes, uniformly).
+// int32, 10 bytes each), "mix" (1..10 bytes, uniformly), "mix32" (1..5
+// bytes, uniformly).
 std::vector<uint64_t> Values(const std::string& shape, size_t n) {
   std::mt19937_64 rng(n * 131 + shape.size());
   std::vector<uint64_t> values(n);
@@ -48,6 +55,7 @@ std::vector<uint64_t> Values(const std::string& shape, size_t n) {
     if (shape == "u64") v = rng();
     if (shape == "neg") v = static_cast<uint64_t>(-1 - static_cast<int64_t>(rng() % 1000));
     if (shape == "mix") v = rng() >> (7 * (rng() % 10));
+    if (shape == "mix32") v = static_cast<uint32_t>(rng()) >> (7 * (rng() % 5));
   }
   return values;
 }
@@ -78,6 +86,11 @@ void Decode(benchmark::State& state, internal::DecodeFn<T> decode,
     benchmark::DoNotOptimize(r);
     benchmark::ClobberMemory();
   }
+  // A decoder timed on input it cannot decode (an anchor's limits) would
+  // time nothing worth reporting.
+  const DecodeResult r = decode(wire.data(), wire.data() + size, wire.data() + size + 16,
+                                out.get());
+  if (!r.ok || r.count != n) state.SkipWithError("decoded other than the values encoded");
   state.SetItemsProcessed(state.iterations() * n);
   state.counters["bytes/value"] = static_cast<double>(size) / n;
 }
@@ -195,7 +208,7 @@ void RegisterAll() {
     const Kernels& k = *internal::KernelsFor(isa);
     const std::string at = std::string("/") + IsaName(isa);
     auto decode = k.varint_decode;
-    for (const char* shape : {"1B", "2B", "u32", "neg"}) {
+    for (const char* shape : {"1B", "2B", "u32", "mix32", "neg"}) {
       Register("decode_uint32/" + std::string(shape) + at, Decode<uint32_t>,
                decode.low32, shape)
           ->ArgsProduct({kCounts});
@@ -228,6 +241,23 @@ void RegisterAll() {
     SizeAndEncode("sint32", "u32", at, enc.size_sint32, enc.encode_sint32,
                   kEncodeCounts);
   }
+#ifdef PROTOACCEL_BENCH_MASKEDVBYTE
+  // MaskedVByte decodes 32-bit varints of up to 5 bytes: every shape but
+  // "neg" (10 bytes each).
+  if (DetectedIsa() >= Isa::kSse4) {
+    internal::DecodeFn<uint32_t> masked_vbyte = [](const char* p, const char* end,
+                                                   const char*, uint32_t* out) {
+      const size_t count = masked_vbyte_decode_fromcompressedsize(
+          reinterpret_cast<const uint8_t*>(p), out, static_cast<size_t>(end - p));
+      return DecodeResult{end, count, true};
+    };
+    for (const char* shape : {"1B", "2B", "u32", "mix32"}) {
+      Register("decode_uint32/" + std::string(shape) + "/maskedvbyte", Decode<uint32_t>,
+               masked_vbyte, shape)
+          ->ArgsProduct({kCounts});
+    }
+  }
+#endif
   // The anchors are called through a function pointer too, as the kernels
   // are through their table (to a wrapper that calls them).
   for (const auto& anchor : Utf8Anchors()) {

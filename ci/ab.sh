@@ -46,6 +46,10 @@
 #                       program adds: the inline packed writers call protoaccel)
 #   --kernels REGEX     the kernel benchmarks to run (default: all)
 #   --no-kernels        no kernel benchmarks
+#   --maskedvbyte DIR   a checkout of lemire/MaskedVByte: its decoder runs
+#                       beside ours in the kernel benchmarks (nothing is
+#                       fetched; the UTF-8 anchors, simdutf and utf8_range,
+#                       are, by third_party/fetch.sh anchors)
 #   --out DIR           where the report goes (default out/report)
 #   --build DIR         the build of the benchmark programs (default
 #                       out/release, a Release build); an existing build
@@ -78,6 +82,7 @@ rounds_given=false
 min_time_given=false
 per_case=false
 layouts=false
+maskedvbyte=
 lib_specs=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -90,6 +95,8 @@ while [ $# -gt 0 ]; do
     --lib) need_value "$@"; lib_specs+=("$2"); shift ;;
     --kernels) need_value "$@"; kernel_filter=$2; shift ;;
     --no-kernels) kernels=false ;;
+    --maskedvbyte) need_value "$@"; maskedvbyte=$(cd "$2" 2>/dev/null && pwd) ||
+      die "--maskedvbyte $2: not a folder"; shift ;;
     --no-accel-headers) accel_headers=false ;;
     --out) need_value "$@"; out=$2; shift ;;
     --build) need_value "$@"; build=$2; shift ;;
@@ -175,8 +182,12 @@ ensure_packages python3 python3-matplotlib
 # Debian's python3: the one python3-matplotlib is installed for.
 PYTHON=/usr/bin/python3
 
-step "third-party sources (Debian's protobuf: the libraries' source, the datasets)"
+step "third-party sources (Debian's protobuf: the libraries' source, the datasets; the anchors)"
 bash third_party/fetch.sh protobuf
+if $kernels; then
+  bash third_party/fetch.sh anchors ||
+    echo "the UTF-8 anchors could not be fetched: the kernel table goes without simdutf and utf8_range"
+fi
 
 for variant in stock accel; do
   [ -n "${given[$variant]:-}" ] && continue
@@ -192,9 +203,11 @@ done
 step "benchmark programs ($build, against the system's protobuf headers)"
 hold_lock
 if [ "$build" != out/release ] && [ -f "$build/CMakeCache.txt" ]; then
+  [ -z "$maskedvbyte" ] || die "--maskedvbyte: for a build that ci/ab.sh configures, not --build $build"
   ninja -C "$build" protoaccel_info kernels_bench message_bench || die "build failed in $build"
 else
-  configure_and_build "$ROOT" "$build" -DCMAKE_BUILD_TYPE=Release -DPROTOACCEL_BUILD_TESTS=OFF
+  configure_and_build "$ROOT" "$build" -DCMAKE_BUILD_TYPE=Release -DPROTOACCEL_BUILD_TESTS=OFF \
+    "-DPROTOACCEL_MASKEDVBYTE_DIR=$maskedvbyte"
 fi
 release_lock
 bench=$(cd "$build" && pwd)/benchmarks/message_bench

@@ -118,5 +118,17 @@ if message=$(bash ci/ab.sh --layouts --lib foo=out/stock 2>&1); then
 fi
 [ "$message" = "error: --layouts: only the default stock and accel builds, no --lib" ] ||
   die "ci/ab.sh --layouts --lib said: $message"
+if message=$(bash ci/ab.sh --maskedvbyte /nonexistent 2>&1); then
+  die "ci/ab.sh --maskedvbyte /nonexistent succeeded"
+fi
+[ "$message" = "error: --maskedvbyte /nonexistent: not a folder" ] ||
+  die "ci/ab.sh --maskedvbyte /nonexistent said: $message"
+# A folder that is not a MaskedVByte checkout: the configure fails, saying so.
+if cmake -S . -B "$out/maskedvbyte-build" -DPROTOACCEL_BUILD_TESTS=OFF \
+    "-DPROTOACCEL_MASKEDVBYTE_DIR=$ROOT/src" >"$out/maskedvbyte-build.log" 2>&1; then
+  die "cmake took -DPROTOACCEL_MASKEDVBYTE_DIR=src"
+fi
+grep -q 'expected a checkout of lemire/MaskedVByte' "$out/maskedvbyte-build.log" ||
+  die "cmake's error for a wrong PROTOACCEL_MASKEDVBYTE_DIR does not say what it expected"
 echo
 echo "A/B report test passed"
