@@ -239,9 +239,7 @@ constexpr std::array<uint8_t, 64> kLengthByTopBit = MakeLengthByTopBit();
 template <Kind kKind, typename T>
 __attribute__((noinline)) size_t SizeByTopBitLoop(const T* v, size_t n) {
   auto length = [](T x) -> size_t {
-    const uint64_t w = kKind == Kind::kSInt64 ? WireValueSInt64(static_cast<int64_t>(x))
-                                              : static_cast<uint64_t>(x);
-    return kLengthByTopBit[63 ^ __builtin_clzll(w | 1)];
+    return kLengthByTopBit[63 ^ __builtin_clzll(WireValue<kKind, T>(x) | 1)];
   };
   size_t a = 0, b = 0, c = 0, d = 0;
   size_t i = 0;
