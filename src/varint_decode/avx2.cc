@@ -30,6 +30,10 @@ struct Avx2Block {
   template <typename Conversion>
   static void StoreOneByteValues(const char* p, typename Conversion::Out* out);
 
+  template <typename Conversion>
+  static void DecodeShort(const char* q, bool at_start, uint64_t ends,
+                          typename Conversion::Out* out);
+
   static constexpr int kGroup = 4;
   template <typename Conversion>
   static void DecodeGroup(const char* const* starts,
@@ -81,6 +85,66 @@ void Avx2Block::StoreOneByteValues<Boolean>(const char* p, bool* out) {
   Store(out, _mm256_min_epu8(v, _mm256_set1_epi8(1)));
 }
 
+// Stores 8 values from 16-bit slots, converted: all 8, as StoreShort8.
+template <typename Conversion>
+void StoreShort8x(__m128i v, typename Conversion::Out* out);
+template <>
+void StoreShort8x<Low32>(__m128i v, uint32_t* out) {
+  Store(out, _mm256_cvtepu16_epi32(v));
+}
+template <>
+void StoreShort8x<ZigZag32>(__m128i v, int32_t* out) {
+  Store(out, _mm256_cvtepi16_epi32(ZigZag16(v)));
+}
+template <>
+void StoreShort8x<Full64>(__m128i v, uint64_t* out) {
+  Store(out, _mm256_cvtepu16_epi64(v));
+  Store(out + 4, _mm256_cvtepu16_epi64(_mm_srli_si128(v, 8)));
+}
+template <>
+void StoreShort8x<ZigZag64>(__m128i v, int64_t* out) {
+  const __m128i z = ZigZag16(v);
+  Store(out, _mm256_cvtepi16_epi64(z));
+  Store(out + 4, _mm256_cvtepi16_epi64(_mm_srli_si128(z, 8)));
+}
+template <>
+void StoreShort8x<Boolean>(__m128i v, bool* out) {
+  StoreShort8<Boolean>(v, out);
+}
+
+// As DecodeShort16 (block_decode.h), 32 bytes at a time: 8-slot groups
+// come in the order lane 0 of the low unpack, lane 0 of the high, then
+// lane 1 of each.
+template <typename Conversion>
+void Avx2Block::DecodeShort(const char* q, bool at_start, uint64_t ends,
+                            typename Conversion::Out* out) {
+  for (int i = 0; i < 64; i += 32) {
+    const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i));
+    // The byte before each: a load, not the two shuffles that move bytes
+    // across lanes, but for the first, which has none.
+    const __m256i before =
+        i == 0 && at_start
+            ? _mm256_alignr_epi8(bytes, _mm256_permute2x128_si256(bytes, bytes, 0x08), 15)
+            : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i - 1));
+    const __m256i continues = _mm256_cmpgt_epi8(_mm256_setzero_si256(), before);
+    const __m256i first = _mm256_blendv_epi8(
+        bytes, _mm256_and_si256(before, _mm256_set1_epi8(0x7f)), continues);
+    const __m256i second = _mm256_and_si256(bytes, continues);
+    const __m256i weights = _mm256_set1_epi16(static_cast<int16_t>(0x8001));
+    const __m256i low = _mm256_maddubs_epi16(weights, _mm256_unpacklo_epi8(first, second));
+    const __m256i high = _mm256_maddubs_epi16(weights, _mm256_unpackhi_epi8(first, second));
+    const __m128i slots[4] = {
+        _mm256_castsi256_si128(low), _mm256_castsi256_si128(high),
+        _mm256_extracti128_si256(low, 1), _mm256_extracti128_si256(high, 1)};
+    for (int k = 0; k < 4; ++k) {
+      const uint32_t mask = static_cast<uint32_t>(ends >> (i + 8 * k)) & 0xff;
+      const __m128i control = _mm_loadu_si128(
+          reinterpret_cast<const __m128i*>(kPackTable[mask].data()));
+      StoreShort8x<Conversion>(_mm_shuffle_epi8(slots[k], control), out);
+      out += __builtin_popcount(mask);
+    }
+  }
+}
 
 // Four varints, one per 64-bit lane of x (their first 8 bytes; `next`, the
 // 8 after): their values. As the SSE4.1 kernel's PackLanes, twice as wide.

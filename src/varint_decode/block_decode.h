@@ -160,17 +160,21 @@ inline void StoreOneByte16<Boolean>(const char* p, bool* out) {
 template <typename Conversion>
 inline int DecodeShort16(__m128i bytes, __m128i before, uint32_t ends,
                          typename Conversion::Out* out) {
+  // Where the byte before continues a varint, the pair (its low 7 bits,
+  // the byte); elsewhere (the byte, 0). Slot i of the pairs, weighted 1 and
+  // 128 by pmaddubsw (the weights the unsigned operand), is then the value
+  // of a varint that ends at byte i: at most 2^14 - 1, no saturation. The
+  // other slots, whatever they hold, are not moved to the output.
+  const __m128i continues = _mm_cmplt_epi8(before, _mm_setzero_si128());
+  const __m128i first = _mm_blendv_epi8(
+      bytes, _mm_and_si128(before, _mm_set1_epi8(0x7f)), continues);
+  const __m128i second = _mm_and_si128(bytes, continues);
   int count = 0;
   for (int half = 0; half < 2; ++half) {
-    // Slot i: the byte before, low, and the byte itself, high.
-    const __m128i w = half == 0 ? _mm_unpacklo_epi8(before, bytes)
-                                : _mm_unpackhi_epi8(before, bytes);
-    const __m128i one = _mm_srli_epi16(w, 8);
-    const __m128i two =
-        _mm_or_si128(_mm_and_si128(w, _mm_set1_epi16(0x7f)),
-                     _mm_and_si128(_mm_srli_epi16(w, 1), _mm_set1_epi16(0x3f80)));
-    const __m128i continues = _mm_srai_epi16(_mm_slli_epi16(w, 8), 15);
-    const __m128i v = _mm_blendv_epi8(one, two, continues);
+    const __m128i pairs = half == 0 ? _mm_unpacklo_epi8(first, second)
+                                    : _mm_unpackhi_epi8(first, second);
+    const __m128i v =
+        _mm_maddubs_epi16(_mm_set1_epi16(static_cast<int16_t>(0x8001)), pairs);
     const uint32_t mask = (ends >> (8 * half)) & 0xff;
     const __m128i control = _mm_loadu_si128(
         reinterpret_cast<const __m128i*>(kPackTable[mask].data()));
@@ -247,8 +251,11 @@ constexpr int kSpare = 4;
 
 // Block provides kSize (16 or 32), Terminators(p) (a bit per byte whose top
 // bit is clear, over kSize bytes), StoreOneByteValues<Conversion>(p, out)
-// (kSize values), kGroup and DecodeGroup<Conversion>(starts, out): the
-// kGroup varints at starts[], each read as 16 bytes.
+// (kSize values), DecodeShort<Conversion>(q, at_start, ends, out) (the
+// 64 bytes at q, all varints of one or two bytes ending at `ends`; no byte
+// before q if at_start, else q[-1] is read), kGroup and
+// DecodeGroup<Conversion>(starts, out): the kGroup varints at starts[], each
+// read as 16 bytes.
 //
 // Out of line, so that the short inputs DecodeBlocks() below sends to the
 // scalar kernel pay for none of its frame.
@@ -258,7 +265,6 @@ __attribute__((noinline)) DecodeResult DecodeBlockLoop(
     typename Conversion::Out* out) {
   size_t count = 0;
   int pending = 0;
-  __m128i last16 = _mm_setzero_si128();  // the previous block's last bytes
   const char* q = p;
   static_assert(Block::kGroup - 1 <= kSpare, "room for DecodeEnds");
   uint64_t ends = 0;
@@ -273,7 +279,6 @@ __attribute__((noinline)) DecodeResult DecodeBlockLoop(
         Block::template StoreOneByteValues<Conversion>(q + i, out + count + i);
       }
       count += 64;
-      last16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 48));
       ends = after;
       continue;
     }
@@ -285,18 +290,9 @@ __attribute__((noinline)) DecodeResult DecodeBlockLoop(
     if (pending <= 1 &&
         (continues & ((continues << 1) | static_cast<uint64_t>(pending))) == 0) {
       // Every varint has one or two bytes.
-      size_t n = count;
-      for (int i = 0; i < 64; i += 16) {
-        const __m128i bytes =
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i));
-        n += DecodeShort16<Conversion>(bytes, _mm_alignr_epi8(bytes, last16, 15),
-                                       static_cast<uint32_t>(ends >> i) & 0xffff,
-                                       out + n);
-        last16 = bytes;
-      }
+      Block::template DecodeShort<Conversion>(q, q == p, ends, out + count);
     } else {
       DecodeEnds<Block, Conversion>(q, ends, pending, out + count);
-      last16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 48));
     }
     count += __builtin_popcountll(ends);
     pending = __builtin_clzll(ends);

@@ -30,6 +30,10 @@ struct Sse4Block {
   template <typename Conversion>
   static void StoreOneByteValues(const char* p, typename Conversion::Out* out);
 
+  template <typename Conversion>
+  static void DecodeShort(const char* q, bool at_start, uint64_t ends,
+                          typename Conversion::Out* out);
+
   static constexpr int kGroup = 2;
   template <typename Conversion>
   static void DecodeGroup(const char* const* starts,
@@ -39,6 +43,22 @@ struct Sse4Block {
 template <typename Conversion>
 void Sse4Block::StoreOneByteValues(const char* p, typename Conversion::Out* out) {
   StoreOneByte16<Conversion>(p, out);
+}
+
+template <typename Conversion>
+void Sse4Block::DecodeShort(const char* q, bool at_start, uint64_t ends,
+                            typename Conversion::Out* out) {
+  for (int i = 0; i < 64; i += 16) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i));
+    // The byte before each: a load, not a palignr (shuffle ports are the
+    // scarcer here), but for the first, which has none.
+    const __m128i before =
+        i == 0 && at_start
+            ? _mm_slli_si128(bytes, 1)
+            : _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i - 1));
+    out += DecodeShort16<Conversion>(bytes, before,
+                                     static_cast<uint32_t>(ends >> i) & 0xffff, out);
+  }
 }
 
 // Two varints, one per 64-bit lane of x (their first 8 bytes; `next`, the
