@@ -34,6 +34,7 @@ struct Avx2Block {
   static void DecodeShort(const char* q, bool at_start, uint64_t ends,
                           typename Conversion::Out* out);
 
+  template <typename Conversion>
   static constexpr int kGroup = 4;
   template <typename Conversion>
   static void DecodeGroup(const char* const* starts,
@@ -147,13 +148,13 @@ void Avx2Block::DecodeShort(const char* q, bool at_start, uint64_t ends,
 }
 
 // Four varints, one per 64-bit lane of x (their first 8 bytes; `next`, the
-// 8 after): their values. As the SSE4.1 kernel's PackLanes, twice as wide.
+// 8 after): their values. As the SSE4.1 kernel's PackHalves and
+// PackLanes, twice as wide.
 inline __m256i PackLanes(__m256i x, __m256i next, bool high_bits) {
   const __m256i top = _mm256_set1_epi8(static_cast<char>(0x80));
   const __m256i ends = _mm256_andnot_si256(x, top);
-  const __m256i keep =
-      _mm256_xor_si256(ends, _mm256_sub_epi64(ends, _mm256_set1_epi64x(1)));
-  __m256i v = _mm256_and_si256(_mm256_andnot_si256(top, keep), x);
+  __m256i v = _mm256_and_si256(x, _mm256_sub_epi64(ends, _mm256_set1_epi64x(1)));
+  v = _mm256_and_si256(v, _mm256_set1_epi8(0x7f));
   v = _mm256_maddubs_epi16(_mm256_set1_epi16(static_cast<int16_t>(0x8001)), v);
   v = _mm256_madd_epi16(v, _mm256_set1_epi32(0x40000001));
   v = _mm256_or_si256(_mm256_blend_epi16(v, _mm256_setzero_si256(), 0xcc),

@@ -190,7 +190,7 @@ constexpr bool kNeedsHighBits = !std::is_same<Conversion, Low32>::value &&
 
 // Decodes the varints ending at the set bits of `ends` (a mask over the 64
 // bytes at q), the first of which began `pending` bytes before q, a group
-// of Block::kGroup at a time. The last group may fill up to kGroup - 1
+// of Block::kGroup<Conversion> at a time. The last group may fill up to kGroup - 1
 // slots past them, from q + 64; Block::DecodeGroup reads 16 bytes from each
 // start, so this reads [q - pending, q + 80).
 template <typename Block, typename Conversion>
@@ -201,16 +201,17 @@ inline void DecodeEnds(const char* q, uint64_t ends, int pending,
   // the room.
   size_t done = 0;
   do {
-    const char* starts[Block::kGroup];
+    constexpr int kGroup = Block::template kGroup<Conversion>;
+    const char* starts[kGroup];
 #pragma GCC unroll 4
-    for (int i = 0; i < Block::kGroup; ++i) {
+    for (int i = 0; i < kGroup; ++i) {
       starts[i] = next;
       // Past the last end, bit 63 sends the spare lanes to q + 64.
       next = q + __builtin_ctzll(ends | uint64_t{1} << 63) + 1;
       ends &= ends - 1;
     }
     Block::template DecodeGroup<Conversion>(starts, out + done);
-    done += Block::kGroup;
+    done += kGroup;
   } while (ends != 0);
 }
 
@@ -253,9 +254,9 @@ constexpr int kSpare = 4;
 // bit is clear, over kSize bytes), StoreOneByteValues<Conversion>(p, out)
 // (kSize values), DecodeShort<Conversion>(q, at_start, ends, out) (the
 // 64 bytes at q, all varints of one or two bytes ending at `ends`; no byte
-// before q if at_start, else q[-1] is read), kGroup and
-// DecodeGroup<Conversion>(starts, out): the kGroup varints at starts[], each
-// read as 16 bytes.
+// before q if at_start, else q[-1] is read), kGroup<Conversion> and
+// DecodeGroup<Conversion>(starts, out): the kGroup varints at starts[],
+// each read as 16 bytes.
 //
 // Out of line, so that the short inputs DecodeBlocks() below sends to the
 // scalar kernel pay for none of its frame.
@@ -266,7 +267,8 @@ __attribute__((noinline)) DecodeResult DecodeBlockLoop(
   size_t count = 0;
   int pending = 0;
   const char* q = p;
-  static_assert(Block::kGroup - 1 <= kSpare, "room for DecodeEnds");
+  static_assert(Block::template kGroup<Conversion> - 1 <= kSpare,
+                "room for DecodeEnds");
   uint64_t ends = 0;
   if (end - q >= 64 + kRoom) ends = BlockTerminators<Block>(q);
   for (; end - q >= 64 + kRoom && limit - q >= 80; q += 64) {

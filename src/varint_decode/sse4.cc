@@ -34,7 +34,9 @@ struct Sse4Block {
   static void DecodeShort(const char* q, bool at_start, uint64_t ends,
                           typename Conversion::Out* out);
 
-  static constexpr int kGroup = 2;
+  // Four 32-bit values fill a vector (PackLow32), as two 64-bit ones do.
+  template <typename Conversion>
+  static constexpr int kGroup = kNeedsHighBits<Conversion> ? 2 : 4;
   template <typename Conversion>
   static void DecodeGroup(const char* const* starts,
                           typename Conversion::Out* out);
@@ -61,46 +63,62 @@ void Sse4Block::DecodeShort(const char* q, bool at_start, uint64_t ends,
   }
 }
 
-// Two varints, one per 64-bit lane of x (their first 8 bytes; `next`, the
-// 8 after): their values. `ends` keeps each lane's terminator top bits.
-inline __m128i PackLanes(__m128i x, __m128i next, bool high_bits) {
-  const __m128i top = _mm_set1_epi8(static_cast<char>(0x80));
-  // ends ^ (ends - 1) keeps each lane up to and including its first
-  // terminator's top bit; with no terminator in the lane, all of it.
-  const __m128i ends = _mm_andnot_si128(x, top);
-  const __m128i keep =
-      _mm_xor_si128(ends, _mm_sub_epi64(ends, _mm_set1_epi64x(1)));
-  __m128i v = _mm_and_si128(_mm_andnot_si128(top, keep), x);
+// The varints of x, one per 64-bit lane (their first 8 bytes), cut after
+// their first terminator and packed 28 bits to a 32-bit element: bytes 0-3
+// of a lane in its low element, bytes 4-7 in its high one. `ends` gets
+// each lane's terminator top bits.
+inline __m128i PackHalves(__m128i x, __m128i* ends) {
+  *ends = _mm_andnot_si128(x, _mm_set1_epi8(static_cast<char>(0x80)));
+  // ends - 1 has each lane's bytes below its first terminator all ones, the
+  // terminator's 0x7f and, above, ends' own bytes, which x's clear: so it
+  // keeps the varint's bytes; with no terminator in the lane, all of them.
+  __m128i v = _mm_and_si128(x, _mm_sub_epi64(*ends, _mm_set1_epi64x(1)));
+  v = _mm_and_si128(v, _mm_set1_epi8(0x7f));
   // Pack 7-bit groups: pairs into 14 bits (b0 + 128 b1, the unsigned
-  // operand first), pairs of those into 28, then into 56.
+  // operand first), pairs of those into 28.
   v = _mm_maddubs_epi16(_mm_set1_epi16(static_cast<int16_t>(0x8001)), v);
-  v = _mm_madd_epi16(v, _mm_set1_epi32(0x40000001));
-  v = _mm_or_si128(_mm_blend_epi16(v, _mm_setzero_si128(), 0xcc),
-                   _mm_slli_epi64(_mm_srli_epi64(v, 32), 28));
-  if (high_bits) {
-    // Lanes with no terminator in their first 8 bytes have 9 or 10: the
-    // 9th byte's 7 bits, and bit 0 of the 10th if the 9th continues.
-    const __m128i is_long = _mm_cmpeq_epi64(ends, _mm_setzero_si128());
-    const __m128i bits56 =
-        _mm_slli_epi64(_mm_and_si128(next, _mm_set1_epi64x(0x7f)), 56);
-    const __m128i bit63 = _mm_slli_epi64(
-        _mm_and_si128(_mm_srli_epi64(next, 7), _mm_srli_epi64(next, 8)), 63);
-    v = _mm_or_si128(v, _mm_and_si128(is_long, _mm_or_si128(bits56, bit63)));
-  }
-  return v;
+  return _mm_madd_epi16(v, _mm_set1_epi32(0x40000001));
 }
 
-// Stores two values from 64-bit lanes, converted.
+// Four varints, one per 64-bit lane of x and y: the low 32 bits of their
+// values. A varint's 6th byte on reaches bits 35 and up: its 9th and 10th
+// bytes are never looked at.
+inline __m128i PackLow32(__m128i x, __m128i y) {
+  __m128i ends;
+  const __m128 lo = _mm_castsi128_ps(PackHalves(x, &ends));
+  const __m128 hi = _mm_castsi128_ps(PackHalves(y, &ends));
+  const __m128i low28 = _mm_castps_si128(_mm_shuffle_ps(lo, hi, 0x88));
+  const __m128i high28 = _mm_castps_si128(_mm_shuffle_ps(lo, hi, 0xdd));
+  return _mm_or_si128(low28, _mm_slli_epi32(high28, 28));
+}
+
+// Two varints, one per 64-bit lane of x (their first 8 bytes; `next`, the
+// 8 after): their values.
+inline __m128i PackLanes(__m128i x, __m128i next) {
+  __m128i ends;
+  __m128i v = PackHalves(x, &ends);
+  v = _mm_or_si128(_mm_blend_epi16(v, _mm_setzero_si128(), 0xcc),
+                   _mm_slli_epi64(_mm_srli_epi64(v, 32), 28));
+  // Lanes with no terminator in their first 8 bytes have 9 or 10: the 9th
+  // byte's 7 bits, and bit 0 of the 10th if the 9th continues.
+  const __m128i is_long = _mm_cmpeq_epi64(ends, _mm_setzero_si128());
+  const __m128i bits56 =
+      _mm_slli_epi64(_mm_and_si128(next, _mm_set1_epi64x(0x7f)), 56);
+  const __m128i bit63 = _mm_slli_epi64(
+      _mm_and_si128(_mm_srli_epi64(next, 7), _mm_srli_epi64(next, 8)), 63);
+  return _mm_or_si128(v, _mm_and_si128(is_long, _mm_or_si128(bits56, bit63)));
+}
+
+// Stores four values from 32-bit lanes, or two from 64-bit ones, converted.
 template <typename Conversion>
 void StoreLanes(__m128i v, typename Conversion::Out* out);
 template <>
 void StoreLanes<Low32>(__m128i v, uint32_t* out) {
-  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_shuffle_epi32(v, 0x08));
+  Store128(out, v);
 }
 template <>
 void StoreLanes<ZigZag32>(__m128i v, int32_t* out) {
-  _mm_storel_epi64(reinterpret_cast<__m128i*>(out),
-                   ZigZag32x4(_mm_shuffle_epi32(v, 0x08)));
+  Store128(out, ZigZag32x4(v));
 }
 template <>
 void StoreLanes<Full64>(__m128i v, uint64_t* out) {
@@ -121,12 +139,21 @@ void StoreLanes<Boolean>(__m128i v, bool* out) {
 template <typename Conversion>
 void Sse4Block::DecodeGroup(const char* const* starts,
                             typename Conversion::Out* out) {
-  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(starts[0]));
-  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(starts[1]));
-  StoreLanes<Conversion>(PackLanes(_mm_unpacklo_epi64(a, b),
-                                   _mm_unpackhi_epi64(a, b),
-                                   kNeedsHighBits<Conversion>),
-                         out);
+  constexpr int kGroup = Sse4Block::kGroup<Conversion>;
+  __m128i in[kGroup];
+  for (int i = 0; i < kGroup; ++i) {
+    in[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(starts[i]));
+  }
+  if constexpr (kGroup == 2) {
+    StoreLanes<Conversion>(PackLanes(_mm_unpacklo_epi64(in[0], in[1]),
+                                     _mm_unpackhi_epi64(in[0], in[1])),
+                           out);
+  } else {
+    static_assert(kGroup == 4, "PackLow32 takes four");
+    StoreLanes<Conversion>(PackLow32(_mm_unpacklo_epi64(in[0], in[1]),
+                                     _mm_unpacklo_epi64(in[2], in[3])),
+                           out);
+  }
 }
 
 }  // namespace
