@@ -6,7 +6,9 @@
 // maskedvbyte/N, when the build was given a checkout of it
 // (-DPROTOACCEL_MASKEDVBYTE_DIR). The UTF-8 validators run next to anchors,
 // when the build found them (see CMakeLists.txt):
-// utf8/<kind>/simdutf/<length> (simdutf::validate_utf8),
+// utf8/<kind>/simdutf/<length> (simdutf::validate_utf8, its best kernel
+// here) and utf8/<kind>/simdutf_<kernel>/<length> (its westmere, haswell
+// and icelake kernels, those this CPU runs),
 // utf8/<kind>/utf8_range/<length> (utf8_range_IsValid), from
 // third_party/fetch.sh anchors, and utf8/<kind>/stock/<length> (the system
 // libprotobuf's IsStructurallyValidUTF8).
@@ -139,6 +141,23 @@ Utf8Anchors() {
   anchors.emplace_back("simdutf", [](const char* p, size_t n) {
     return simdutf::validate_utf8(p, n);
   });
+  // Its kernel for each instruction set this CPU runs, to set beside ours
+  // level by level: simdutf picks its best one above, AVX-512 (icelake)
+  // where the CPU has it, which says nothing of our AVX2 kernel.
+  static const simdutf::implementation* const kLevels[] = {
+      simdutf::get_available_implementations()["westmere"],
+      simdutf::get_available_implementations()["haswell"],
+      simdutf::get_available_implementations()["icelake"]};
+  static_assert(sizeof(kLevels) / sizeof(kLevels[0]) == 3, "one lambda each");
+  bool (*const validate[])(const char*, size_t) = {
+      [](const char* p, size_t n) { return kLevels[0]->validate_utf8(p, n); },
+      [](const char* p, size_t n) { return kLevels[1]->validate_utf8(p, n); },
+      [](const char* p, size_t n) { return kLevels[2]->validate_utf8(p, n); }};
+  for (int i = 0; i < 3; ++i) {
+    if (kLevels[i] != nullptr && kLevels[i]->supported_by_runtime_system()) {
+      anchors.emplace_back("simdutf_" + std::string(kLevels[i]->name()), validate[i]);
+    }
+  }
 #endif
 #ifdef PROTOACCEL_BENCH_UTF8_RANGE
   anchors.emplace_back("utf8_range", [](const char* p, size_t n) {
