@@ -246,7 +246,8 @@ inline uint64_t BlockTerminators(const char* q) {
 // last block it comes from the bytes up to `end`. On valid data the 40
 // bytes after a block always hold 4 varints, so valid input never leaves
 // the loop on this check; input that does is left to the scalar tail.
-// Reads stay below q + 80 (DecodeEnds) and below `end` (the masks).
+// Reads stay below q + 80 (DecodeEnds) and below `end` (the masks), and
+// at or above p: the short path reads q[-1] only when q > p.
 constexpr ptrdiff_t kRoom = 40;
 constexpr int kSpare = 4;
 
