@@ -138,11 +138,8 @@ void Avx2Block::DecodeShort(const char* q, bool at_start, uint64_t ends,
         _mm256_castsi256_si128(low), _mm256_castsi256_si128(high),
         _mm256_extracti128_si256(low, 1), _mm256_extracti128_si256(high, 1)};
     for (int k = 0; k < 4; ++k) {
-      const uint32_t mask = static_cast<uint32_t>(ends >> (i + 8 * k)) & 0xff;
-      const __m128i control = _mm_loadu_si128(
-          reinterpret_cast<const __m128i*>(kPackTable[mask].data()));
-      StoreShort8x<Conversion>(_mm_shuffle_epi8(slots[k], control), out);
-      out += __builtin_popcount(mask);
+      out += StorePacked8<Conversion, StoreShort8x<Conversion>>(
+          slots[k], static_cast<uint32_t>(ends >> (i + 8 * k)) & 0xff, out);
     }
   }
 }

@@ -154,6 +154,16 @@ inline void StoreOneByte16<Boolean>(const char* p, bool* out) {
 }
 
 
+// Stores the 8 slots' values whose bit is set in `mask`, in order, with
+// kStore (which writes all 8 slots). Returns how many.
+template <typename Conversion, void (*kStore)(__m128i, typename Conversion::Out*)>
+inline int StorePacked8(__m128i slots, uint32_t mask, typename Conversion::Out* out) {
+  const __m128i control =
+      _mm_loadu_si128(reinterpret_cast<const __m128i*>(kPackTable[mask].data()));
+  kStore(_mm_shuffle_epi8(slots, control), out);
+  return __builtin_popcount(mask);
+}
+
 // 16 bytes of one- and two-byte varints: stores the values that end in
 // `bytes` (bit i of `ends` for byte i); `before` holds the byte before each.
 // Returns how many.
@@ -175,11 +185,8 @@ inline int DecodeShort16(__m128i bytes, __m128i before, uint32_t ends,
                                     : _mm_unpackhi_epi8(first, second);
     const __m128i v =
         _mm_maddubs_epi16(_mm_set1_epi16(static_cast<int16_t>(0x8001)), pairs);
-    const uint32_t mask = (ends >> (8 * half)) & 0xff;
-    const __m128i control = _mm_loadu_si128(
-        reinterpret_cast<const __m128i*>(kPackTable[mask].data()));
-    StoreShort8<Conversion>(_mm_shuffle_epi8(v, control), out + count);
-    count += __builtin_popcount(mask);
+    count += StorePacked8<Conversion, StoreShort8<Conversion>>(
+        v, (ends >> (8 * half)) & 0xff, out + count);
   }
   return count;
 }
