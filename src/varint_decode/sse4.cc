@@ -63,16 +63,19 @@ void Sse4Block::DecodeShort(const char* q, bool at_start, uint64_t ends,
   }
 }
 
+// 0x80 in each byte of x that ends a varint (its top bit clear), else 0.
+inline __m128i Ends(__m128i x) {
+  return _mm_andnot_si128(x, _mm_set1_epi8(static_cast<char>(0x80)));
+}
+
 // The varints of x, one per 64-bit lane (their first 8 bytes), cut after
 // their first terminator and packed 28 bits to a 32-bit element: bytes 0-3
-// of a lane in its low element, bytes 4-7 in its high one. `ends` gets
-// each lane's terminator top bits.
-inline __m128i PackHalves(__m128i x, __m128i* ends) {
-  *ends = _mm_andnot_si128(x, _mm_set1_epi8(static_cast<char>(0x80)));
-  // ends - 1 has each lane's bytes below its first terminator all ones, the
-  // terminator's 0x7f and, above, ends' own bytes, which x's clear: so it
-  // keeps the varint's bytes; with no terminator in the lane, all of them.
-  __m128i v = _mm_and_si128(x, _mm_sub_epi64(*ends, _mm_set1_epi64x(1)));
+// of a lane in its low element, bytes 4-7 in its high one.
+inline __m128i PackHalves(__m128i x) {
+  // Ends(x) - 1 has each lane's bytes below its first terminator all ones,
+  // the terminator's 0x7f and, above, Ends' own bytes, which x's clear: so
+  // it keeps the varint's bytes; with no terminator in the lane, all of them.
+  __m128i v = _mm_and_si128(x, _mm_sub_epi64(Ends(x), _mm_set1_epi64x(1)));
   v = _mm_and_si128(v, _mm_set1_epi8(0x7f));
   // Pack 7-bit groups: pairs into 14 bits (b0 + 128 b1, the unsigned
   // operand first), pairs of those into 28.
@@ -84,9 +87,8 @@ inline __m128i PackHalves(__m128i x, __m128i* ends) {
 // values. A varint's 6th byte on reaches bits 35 and up: its 9th and 10th
 // bytes are never looked at.
 inline __m128i PackLow32(__m128i x, __m128i y) {
-  __m128i ends;
-  const __m128 lo = _mm_castsi128_ps(PackHalves(x, &ends));
-  const __m128 hi = _mm_castsi128_ps(PackHalves(y, &ends));
+  const __m128 lo = _mm_castsi128_ps(PackHalves(x));
+  const __m128 hi = _mm_castsi128_ps(PackHalves(y));
   const __m128i low28 = _mm_castps_si128(_mm_shuffle_ps(lo, hi, 0x88));
   const __m128i high28 = _mm_castps_si128(_mm_shuffle_ps(lo, hi, 0xdd));
   return _mm_or_si128(low28, _mm_slli_epi32(high28, 28));
@@ -95,13 +97,12 @@ inline __m128i PackLow32(__m128i x, __m128i y) {
 // Two varints, one per 64-bit lane of x (their first 8 bytes; `next`, the
 // 8 after): their values.
 inline __m128i PackLanes(__m128i x, __m128i next) {
-  __m128i ends;
-  __m128i v = PackHalves(x, &ends);
+  __m128i v = PackHalves(x);
   v = _mm_or_si128(_mm_blend_epi16(v, _mm_setzero_si128(), 0xcc),
                    _mm_slli_epi64(_mm_srli_epi64(v, 32), 28));
   // Lanes with no terminator in their first 8 bytes have 9 or 10: the 9th
   // byte's 7 bits, and bit 0 of the 10th if the 9th continues.
-  const __m128i is_long = _mm_cmpeq_epi64(ends, _mm_setzero_si128());
+  const __m128i is_long = _mm_cmpeq_epi64(Ends(x), _mm_setzero_si128());
   const __m128i bits56 =
       _mm_slli_epi64(_mm_and_si128(next, _mm_set1_epi64x(0x7f)), 56);
   const __m128i bit63 = _mm_slli_epi64(
