@@ -62,20 +62,24 @@ __m256i ZigZag64x4(__m256i x) {
 
 template <>
 void Avx2Block::StoreOneByteValues<Low32>(const char* p, uint32_t* out) {
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) Store(out + 8 * i, _mm256_cvtepu8_epi32(Load8(p + 8 * i)));
 }
 template <>
 void Avx2Block::StoreOneByteValues<ZigZag32>(const char* p, int32_t* out) {
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) {
     Store(out + 8 * i, ZigZag32x8(_mm256_cvtepu8_epi32(Load8(p + 8 * i))));
   }
 }
 template <>
 void Avx2Block::StoreOneByteValues<Full64>(const char* p, uint64_t* out) {
+#pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) Store(out + 4 * i, _mm256_cvtepu8_epi64(Load4(p + 4 * i)));
 }
 template <>
 void Avx2Block::StoreOneByteValues<ZigZag64>(const char* p, int64_t* out) {
+#pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) {
     Store(out + 4 * i, ZigZag64x4(_mm256_cvtepu8_epi64(Load4(p + 4 * i))));
   }
@@ -119,6 +123,7 @@ void StoreShort8x<Boolean>(__m128i v, bool* out) {
 template <typename Conversion>
 void Avx2Block::DecodeShort(const char* q, bool at_start, uint64_t ends,
                             typename Conversion::Out* out) {
+#pragma GCC unroll 2
   for (int i = 0; i < 64; i += 32) {
     const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i));
     // The byte before each: a load, not the two shuffles that move bytes
@@ -137,6 +142,7 @@ void Avx2Block::DecodeShort(const char* q, bool at_start, uint64_t ends,
     const __m128i slots[4] = {
         _mm256_castsi256_si128(low), _mm256_castsi256_si128(high),
         _mm256_extracti128_si256(low, 1), _mm256_extracti128_si256(high, 1)};
+#pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) {
       out += StorePacked8<Conversion, StoreShort8x<Conversion>>(
           slots[k], static_cast<uint32_t>(ends >> (i + 8 * k)) & 0xff, out);
@@ -197,6 +203,7 @@ template <>
 void StoreLanes<Boolean>(__m256i v, bool* out) {
   const int zero = _mm256_movemask_pd(
       _mm256_castsi256_pd(_mm256_cmpeq_epi64(v, _mm256_setzero_si256())));
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) out[i] = ((zero >> i) & 1) == 0;
 }
 

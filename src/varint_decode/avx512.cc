@@ -186,18 +186,21 @@ inline __m128i Load8(const char* p) {
 
 template <>
 inline void StoreOneByteValues<Low32>(const char* p, __m512i, uint32_t* out) {
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) {
     _mm512_storeu_si512(out + 16 * i, _mm512_cvtepu8_epi32(Load16(p + 16 * i)));
   }
 }
 template <>
 inline void StoreOneByteValues<Full64>(const char* p, __m512i, uint64_t* out) {
+#pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) {
     _mm512_storeu_si512(out + 8 * i, _mm512_cvtepu8_epi64(Load8(p + 8 * i)));
   }
 }
 template <>
 inline void StoreOneByteValues<ZigZag32>(const char* p, __m512i, int32_t* out) {
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) {
     _mm512_storeu_si512(out + 16 * i,
                         ZigZag32x16(_mm512_cvtepu8_epi32(Load16(p + 16 * i))));
@@ -205,6 +208,7 @@ inline void StoreOneByteValues<ZigZag32>(const char* p, __m512i, int32_t* out) {
 }
 template <>
 inline void StoreOneByteValues<ZigZag64>(const char* p, __m512i, int64_t* out) {
+#pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) {
     _mm512_storeu_si512(out + 8 * i,
                         ZigZag64x8(_mm512_cvtepu8_epi64(Load8(p + 8 * i))));

@@ -88,6 +88,7 @@ inline void StoreShort8<ZigZag32>(__m128i v, int32_t* out) {
 }
 template <>
 inline void StoreShort8<Full64>(__m128i v, uint64_t* out) {
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) {
     Store128(out + 2 * i, _mm_cvtepu16_epi64(v));
     v = _mm_srli_si128(v, 4);
@@ -96,6 +97,7 @@ inline void StoreShort8<Full64>(__m128i v, uint64_t* out) {
 template <>
 inline void StoreShort8<ZigZag64>(__m128i v, int64_t* out) {
   __m128i z = ZigZag16(v);
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) {
     Store128(out + 2 * i, _mm_cvtepi16_epi64(z));
     z = _mm_srli_si128(z, 4);
@@ -129,20 +131,24 @@ template <typename Conversion>
 inline void StoreOneByte16(const char* p, typename Conversion::Out* out);
 template <>
 inline void StoreOneByte16<Low32>(const char* p, uint32_t* out) {
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) Store128(out + 4 * i, _mm_cvtepu8_epi32(Load4(p + 4 * i)));
 }
 template <>
 inline void StoreOneByte16<ZigZag32>(const char* p, int32_t* out) {
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) {
     Store128(out + 4 * i, ZigZag32x4(_mm_cvtepu8_epi32(Load4(p + 4 * i))));
   }
 }
 template <>
 inline void StoreOneByte16<Full64>(const char* p, uint64_t* out) {
+#pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) Store128(out + 2 * i, _mm_cvtepu8_epi64(Load2(p + 2 * i)));
 }
 template <>
 inline void StoreOneByte16<ZigZag64>(const char* p, int64_t* out) {
+#pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) {
     Store128(out + 2 * i, ZigZag64x2(_mm_cvtepu8_epi64(Load2(p + 2 * i))));
   }
@@ -180,6 +186,7 @@ inline int DecodeShort16(__m128i bytes, __m128i before, uint32_t ends,
       bytes, _mm_and_si128(before, _mm_set1_epi8(0x7f)), continues);
   const __m128i second = _mm_and_si128(bytes, continues);
   int count = 0;
+#pragma GCC unroll 2
   for (int half = 0; half < 2; ++half) {
     const __m128i pairs = half == 0 ? _mm_unpacklo_epi8(first, second)
                                     : _mm_unpackhi_epi8(first, second);
@@ -238,6 +245,7 @@ inline bool NoneTooLong(uint64_t ends, int pending) {
 template <typename Block>
 inline uint64_t BlockTerminators(const char* q) {
   uint64_t ends = 0;
+#pragma GCC unroll 4
   for (int i = 0; i < 64; i += Block::kSize) {
     ends |= static_cast<uint64_t>(Block::Terminators(q + i)) << i;
   }
@@ -285,6 +293,7 @@ __attribute__((noinline)) DecodeResult DecodeBlockLoop(
         end - q >= 128 ? BlockTerminators<Block>(q + 64)
                        : BlockTerminators<Block>(end - 64) >> (128 - (end - q));
     if (ends == ~uint64_t{0} && pending == 0) {
+#pragma GCC unroll 4
       for (int i = 0; i < 64; i += Block::kSize) {
         Block::template StoreOneByteValues<Conversion>(q + i, out + count + i);
       }

@@ -50,6 +50,7 @@ void Sse4Block::StoreOneByteValues(const char* p, typename Conversion::Out* out)
 template <typename Conversion>
 void Sse4Block::DecodeShort(const char* q, bool at_start, uint64_t ends,
                             typename Conversion::Out* out) {
+#pragma GCC unroll 4
   for (int i = 0; i < 64; i += 16) {
     const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i));
     // The byte before each: a load, not a palignr (shuffle ports are the
@@ -142,6 +143,7 @@ void Sse4Block::DecodeGroup(const char* const* starts,
                             typename Conversion::Out* out) {
   constexpr int kGroup = Sse4Block::kGroup<Conversion>;
   __m128i in[kGroup];
+#pragma GCC unroll 4
   for (int i = 0; i < kGroup; ++i) {
     in[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(starts[i]));
   }

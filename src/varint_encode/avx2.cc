@@ -188,6 +188,7 @@ __attribute__((always_inline)) inline char* Encode32(__m256i a, __m256i b, char*
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_extracti128_si256(bytes, 1));
     return out + 8 + __builtin_popcount(m1);
   }
+#pragma GCC unroll 2
   for (__m256i x : {a, b}) {
     __m256i groups, fifth;
     uint32_t first, second;
@@ -233,6 +234,7 @@ inline __m256i Varints4x64(__m256i w, __m256i* low, __m256i* high) {
 // Sixteen 64-bit values, four per vector.
 template <bool kLong>
 __attribute__((always_inline)) inline char* Encode64(const __m256i (&w)[4], char* out) {
+#pragma GCC unroll 4
   for (int q = 0; q < 4; ++q) {
     __m256i low, high = _mm256_setzero_si256();
     const __m256i counts = Varints4x64<kLong>(w[q], &low, &high);
@@ -271,6 +273,7 @@ char* Avx2Block::Encode(const T* v, char* out) {
   } else {
     __m256i w[4] = {Load(v), Load(v + 4), Load(v + 8), Load(v + 12)};
     if (kKind == Kind::kSInt64) {
+#pragma GCC unroll 4
       for (auto& x : w) x = ZigZag64(x);
     }
     const __m256i any =

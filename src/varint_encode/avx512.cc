@@ -298,7 +298,9 @@ inline char* EncodeBlock64(const __m512i (&w)[4], size_t c, size_t rest,
   }
   if (_mm512_test_epi64_mask(any, _mm512_set1_epi64(static_cast<int64_t>(0xff00000000000000))) == 0) {
     const Slots s = Slots8();
-    for (size_t q = 0; q < 4 && 8 * q < c; ++q) {
+#pragma GCC unroll 4
+    for (size_t q = 0; q < 4; ++q) {
+      if (8 * q >= c) break;
       const size_t valid = c - 8 * q < 8 ? c - 8 * q : 8;
       out = EncodeSlots(s, w[q], LowBits(static_cast<unsigned>(8 * valid)),
                         rest - 8 * q - valid, out);
@@ -308,7 +310,9 @@ inline char* EncodeBlock64(const __m512i (&w)[4], size_t c, size_t rest,
   const Slots s = Slots16();
   const __m512i first = _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0);
   const __m512i second = _mm512_set_epi64(7, 7, 6, 6, 5, 5, 4, 4);
-  for (size_t q = 0; q < 8 && 4 * q < c; ++q) {
+#pragma GCC unroll 8
+  for (size_t q = 0; q < 8; ++q) {
+    if (4 * q >= c) break;
     const size_t valid = c - 4 * q < 4 ? c - 4 * q : 4;
     const __m512i d =
         _mm512_permutexvar_epi64((q & 1) ? second : first, w[q / 2]);
@@ -367,7 +371,9 @@ inline char* EncodeBlock32(const T* v, size_t c, size_t rest, char* out) {
   const __m256i halves[4] = {
       _mm512_castsi512_si256(x0), _mm512_extracti64x4_epi64(x0, 1),
       _mm512_castsi512_si256(x1), _mm512_extracti64x4_epi64(x1, 1)};
-  for (size_t q = 0; q < 4 && 8 * q < c; ++q) {
+#pragma GCC unroll 4
+  for (size_t q = 0; q < 4; ++q) {
+    if (8 * q >= c) break;
     const size_t valid = c - 8 * q < 8 ? c - 8 * q : 8;
     out = EncodeSlots(s, _mm512_cvtepu32_epi64(halves[q]),
                       LowBits(static_cast<unsigned>(8 * valid)),
@@ -382,6 +388,7 @@ template <Kind kKind, typename T, bool kFull>
 inline char* EncodeBlock(const T* v, size_t c, size_t rest, char* out) {
   if constexpr (sizeof(T) == 8) {
     __m512i w[4];
+#pragma GCC unroll 4
     for (int q = 0; q < 4; ++q) {
       if (kFull) {
         w[q] = _mm512_loadu_si512(v + 8 * q);

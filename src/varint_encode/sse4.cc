@@ -152,6 +152,7 @@ inline char* Encode32(__m128i a, __m128i b, char* out) {
 // Eight 64-bit values, two per vector.
 template <bool kLong>
 inline char* Encode64(const __m128i (&w)[4], char* out) {
+#pragma GCC unroll 4
   for (int q = 0; q < 4; ++q) {
     __m128i low, high;
     const __m128i counts = Varints2<kLong>(w[q], &low, &high);
@@ -180,6 +181,7 @@ char* Sse4Block::Encode(const T* v, char* out) {
   } else {
     __m128i w[4] = {Load(v), Load(v + 2), Load(v + 4), Load(v + 6)};
     if (kKind == Kind::kSInt64) {
+#pragma GCC unroll 4
       for (auto& x : w) x = ZigZag64(x);
     }
     const __m128i any = _mm_or_si128(_mm_or_si128(w[0], w[1]), _mm_or_si128(w[2], w[3]));
