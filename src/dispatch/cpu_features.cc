@@ -8,7 +8,7 @@
 #include <cpuid.h>
 #endif
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 namespace {
 
@@ -113,4 +113,4 @@ Isa BestIsa(const CpuFeatures& f) {
 }
 
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END

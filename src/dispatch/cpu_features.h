@@ -6,7 +6,7 @@
 
 #include "protoaccel/protoaccel.h"
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 
 struct CpuFeatures {
@@ -27,6 +27,6 @@ const CpuFeatures& DetectCpuFeatures();
 Isa BestIsa(const CpuFeatures& cpu);
 
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 #endif  // PROTOACCEL_DISPATCH_CPU_FEATURES_H_

@@ -9,7 +9,7 @@
 #include "dispatch/kernels.h"
 #include "protoaccel/protoaccel.h"
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 namespace {
 
@@ -327,4 +327,4 @@ char* EncodeSInt64(const int64_t* v, size_t n, char* out) {
   return ActiveKernels().varint_encode.encode_sint64(v, n, out);
 }
 
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END

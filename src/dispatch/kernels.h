@@ -21,7 +21,7 @@
 #define PROTOACCEL_X86 0
 #endif
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 
 struct VarintCountKernels {
@@ -111,6 +111,6 @@ Isa PreferredLevel(const CpuFeatures& cpu, Family family, Isa level,
 bool ParseIsa(const char* name, Isa* isa);
 
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 #endif  // PROTOACCEL_DISPATCH_KERNELS_H_

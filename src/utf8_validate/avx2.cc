@@ -16,7 +16,7 @@
 
 PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 namespace {
 
@@ -99,7 +99,7 @@ size_t ValidPrefixAvx2(const char* p, size_t n) {
 const Utf8Kernels kUtf8Avx2 = {ValidateAvx2, ValidPrefixAvx2};
 
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 PROTOACCEL_TARGET_END
 

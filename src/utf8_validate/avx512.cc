@@ -27,7 +27,7 @@
 
 PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 namespace {
 
@@ -206,7 +206,7 @@ size_t ValidPrefixAvx512(const char* p, size_t n) {
 const Utf8Kernels kUtf8Avx512 = {ValidateAvx512, ValidPrefixAvx512};
 
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 PROTOACCEL_TARGET_END
 

@@ -38,7 +38,7 @@
 #endif
 PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 // Internal linkage: each kernel file compiles this for its own instruction
 // set (see scalar_utf8.h).
@@ -319,7 +319,7 @@ __attribute__((always_inline)) inline size_t FirstBadBlock(const char* p,
 }  // namespace utf8_lookup
 }  // namespace
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 PROTOACCEL_TARGET_END
 

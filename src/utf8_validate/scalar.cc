@@ -1,7 +1,7 @@
 #include "dispatch/kernels.h"
 #include "utf8_validate/scalar_utf8.h"
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 namespace {
 
@@ -22,4 +22,4 @@ size_t ValidPrefixShortFirst(const char* p, size_t n) {
 const Utf8Kernels kUtf8Scalar = {ValidateScalar, ValidPrefixShortFirst};
 
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <cstring>
 
-namespace protoaccel {
+#include "protoaccel/protoaccel.h"
+
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 // Internal linkage: every kernel file compiles these for its own instruction
 // set, and the linker must not pick one file's copy for another's.
@@ -121,6 +123,6 @@ inline size_t ValidPrefixFromBlock(const char* p, size_t n, size_t block) {
 
 }  // namespace
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 #endif  // PROTOACCEL_UTF8_VALIDATE_SCALAR_UTF8_H_

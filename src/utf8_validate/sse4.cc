@@ -16,7 +16,7 @@
 
 PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 namespace {
 
@@ -85,7 +85,7 @@ size_t ValidPrefixSse4(const char* p, size_t n) {
 const Utf8Kernels kUtf8Sse4 = {ValidateSse4, ValidPrefixSse4};
 
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 PROTOACCEL_TARGET_END
 

@@ -13,7 +13,7 @@
 
 PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 namespace {
 
@@ -45,7 +45,7 @@ size_t CountVarintsAvx2(const char* p, size_t n) {
 const VarintCountKernels kVarintCountAvx2 = {CountVarintsAvx2};
 
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 PROTOACCEL_TARGET_END
 

@@ -12,7 +12,7 @@
 
 PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 namespace {
 
@@ -47,7 +47,7 @@ size_t CountVarintsAvx512(const char* p, size_t n) {
 const VarintCountKernels kVarintCountAvx512 = {CountVarintsAvx512};
 
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 PROTOACCEL_TARGET_END
 

@@ -1,10 +1,10 @@
 #include "dispatch/kernels.h"
 #include "varint_count/scalar_count.h"
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 
 const VarintCountKernels kVarintCountScalar = {CountVarintsScalar};
 
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END

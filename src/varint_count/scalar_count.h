@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <cstring>
 
-namespace protoaccel {
+#include "protoaccel/protoaccel.h"
+
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 // Internal linkage: every kernel file compiles this for its own instruction
 // set, and the linker must not pick one file's copy for another's.
@@ -33,6 +35,6 @@ inline size_t CountVarintsScalar(const char* p, size_t n) {
 
 }  // namespace
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 #endif  // PROTOACCEL_VARINT_COUNT_SCALAR_COUNT_H_

@@ -14,7 +14,7 @@
 
 PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 namespace {
 
@@ -34,7 +34,7 @@ size_t CountVarintsSse4(const char* p, size_t n) {
 const VarintCountKernels kVarintCountSse4 = {CountVarintsSse4};
 
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 PROTOACCEL_TARGET_END
 

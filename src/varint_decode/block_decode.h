@@ -38,7 +38,7 @@
 #endif
 PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 // Internal linkage: each kernel file compiles this for its own instruction
 // set (see scalar_decode.h).
@@ -351,7 +351,7 @@ DecodeResult DecodeBlocks(const char* p, const char* end, const char* limit,
 
 }  // namespace
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 PROTOACCEL_TARGET_END
 

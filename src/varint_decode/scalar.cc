@@ -1,7 +1,7 @@
 #include "dispatch/kernels.h"
 #include "varint_decode/scalar_decode.h"
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 
 const VarintDecodeKernels kVarintDecodeScalar = {
@@ -10,4 +10,4 @@ const VarintDecodeKernels kVarintDecodeScalar = {
 };
 
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END

@@ -10,7 +10,7 @@
 #include "dispatch/kernels.h"
 #include "protoaccel/protoaccel.h"
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 // Internal linkage: every kernel file compiles these for its own instruction
 // set, and the linker must not pick one file's copy for another's.
@@ -160,6 +160,6 @@ DecodeFn<typename Conversion::Out> ScalarKernel() {
 
 }  // namespace
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 #endif  // PROTOACCEL_VARINT_DECODE_SCALAR_DECODE_H_

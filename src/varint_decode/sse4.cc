@@ -15,7 +15,7 @@
 
 PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 namespace {
 
@@ -168,7 +168,7 @@ const VarintDecodeKernels kVarintDecodeSse4 = {
 };
 
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 PROTOACCEL_TARGET_END
 

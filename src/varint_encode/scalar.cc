@@ -1,7 +1,7 @@
 #include "dispatch/kernels.h"
 #include "varint_encode/scalar_encode.h"
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 
 const VarintEncodeKernels kVarintEncodeScalar = {
@@ -18,4 +18,4 @@ const VarintEncodeKernels kVarintEncodeScalar = {
 };
 
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END

@@ -9,7 +9,7 @@
 
 #include "dispatch/kernels.h"
 
-namespace protoaccel {
+PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 // Internal linkage: every kernel file compiles these for its own instruction
 // set, and the linker must not pick one file's copy for another's.
@@ -120,6 +120,6 @@ __attribute__((noinline)) char* ScalarEncode(const T* v, size_t n, char* out) {
 
 }  // namespace
 }  // namespace internal
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 #endif  // PROTOACCEL_VARINT_ENCODE_SCALAR_ENCODE_H_

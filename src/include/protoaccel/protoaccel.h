@@ -15,7 +15,22 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace protoaccel {
+// Every symbol is in protoaccel::PROTOACCEL_NAMESPACE, an inline namespace:
+// code names them protoaccel::X. A library that compiles the kernels into
+// itself names it differently (libprotobuf's build: in_libprotobuf), so that
+// its copy and a program's own libprotoaccel.a, linked side by side, define
+// no symbol twice.
+#ifndef PROTOACCEL_NAMESPACE
+#define PROTOACCEL_NAMESPACE v1
+#endif
+#define PROTOACCEL_NAMESPACE_BEGIN \
+  namespace protoaccel {           \
+  inline namespace PROTOACCEL_NAMESPACE {
+#define PROTOACCEL_NAMESPACE_END \
+  }                              \
+  }
+
+PROTOACCEL_NAMESPACE_BEGIN
 
 // ---------------------------------------------------------------------------
 // Varint count
@@ -147,6 +162,6 @@ const char* ActiveReason(Family family);
 // take a program down, and scalar is always exact.
 const char* ConfigError();
 
-}  // namespace protoaccel
+PROTOACCEL_NAMESPACE_END
 
 #endif  // PROTOACCEL_PROTOACCEL_H_
