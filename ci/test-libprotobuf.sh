@@ -61,6 +61,23 @@ echo "  libprotobuf.so.32 => $loaded"
 [ "$(readlink -f "$loaded")" = "$(readlink -f out/accel/lib/libprotobuf.so.32)" ] ||
   die "the program did not load out/accel's library"
 
+step "protoaccel-info: out/accel is accelerated, stock and Debian's libraries are not"
+info=out/build/protoaccel-info
+[ -x $info ] || die "$info is missing: build out/build first"
+LD_LIBRARY_PATH=out/accel/lib $info >$report/info-accel.txt ||
+  die "protoaccel-info does not find out/accel accelerated: $(cat $report/info-accel.txt)"
+head -1 $report/info-accel.txt | sed 's/^/  /'
+grep -q '^protoaccel .* (namespace in_libprotobuf)$' $report/info-accel.txt ||
+  die "out/accel's description does not name its namespace: $(cat $report/info-accel.txt)"
+grep -q '^kernel varint_decode: ' $report/info-accel.txt ||
+  die "out/accel's description names no decode kernel"
+for lib in out/stock/lib/libprotobuf.so.32 "$system_lib/libprotobuf.so.32"; do
+  rc=0
+  $info "$lib" >$report/info-stock.txt || rc=$?
+  sed 's/^/  /' $report/info-stock.txt
+  [ $rc -eq 1 ] || die "protoaccel-info $lib: exit $rc, not 1 (stock)"
+done
+
 isas=$(host_isas | tr '\n' ' ')
 echo "  levels this CPU runs (each forced in turn with PROTOACCEL_ISA): $isas"
 

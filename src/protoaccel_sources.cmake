@@ -8,6 +8,7 @@ set(PROTOACCEL_INCLUDE_DIRS
   ${PROTOACCEL_SOURCE_DIR})
 set(PROTOACCEL_SOURCES
   ${PROTOACCEL_SOURCE_DIR}/dispatch/cpu_features.cc
+  ${PROTOACCEL_SOURCE_DIR}/dispatch/describe.cc
   ${PROTOACCEL_SOURCE_DIR}/dispatch/dispatch.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_count/scalar.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_count/sse4.cc

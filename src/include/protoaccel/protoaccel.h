@@ -15,6 +15,9 @@
 #include <cstddef>
 #include <cstdint>
 
+// This release, "MAJOR.MINOR.PATCH" (also the CMake package's version).
+#define PROTOACCEL_VERSION "0.1.0"
+
 // Every symbol is in protoaccel::PROTOACCEL_NAMESPACE, an inline namespace:
 // code names them protoaccel::X. A library that compiles the kernels into
 // itself names it differently (libprotobuf's build: in_libprotobuf), so that
@@ -161,6 +164,19 @@ const char* ActiveReason(Family family);
 // valid values. The kernels then fall back to scalar: a misspelt cap must not
 // take a program down, and scalar is always exact.
 const char* ConfigError();
+
+// All of the above, a line each, as protoaccel_info prints it:
+//   protoaccel 0.1.0 (namespace v1)
+//   cpu: AuthenticAMD family 0x19 model 0x11
+//   features: sse4.1 ssse3 popcnt avx2 ...
+//   detected: avx512
+//   error: ...                      (only if ConfigError() is not empty)
+//   max: avx512
+//   kernel varint_count: avx512 (the best level this CPU has)
+//   ...
+// The namespace tells which copy answers: a library that compiles the
+// kernels in names its own (see PROTOACCEL_NAMESPACE).
+const char* Describe();
 
 PROTOACCEL_NAMESPACE_END
 

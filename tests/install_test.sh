@@ -1,0 +1,43 @@
+#!/bin/sh
+# cmake --install of a build, then a small consumer built against it both
+# ways: find_package(protoaccel) and pkg-config. Also: find_package refuses
+# a version the package does not provide.
+# Usage: install_test.sh BUILD_DIR SOURCE_DIR
+set -eu
+build=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "install_test: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" ||
+  { cat "$tmp/install.log"; fail "cmake --install failed"; }
+for f in include/protoaccel/protoaccel.h bin/protoaccel-info; do
+  [ -f "$tmp/prefix/$f" ] || fail "not installed: $f"
+done
+for f in libprotoaccel.a cmake/protoaccel/protoaccelConfig.cmake \
+         cmake/protoaccel/protoaccelConfigVersion.cmake pkgconfig/protoaccel.pc; do
+  [ -n "$(find "$tmp/prefix" -path "*/lib*/$f")" ] || fail "not installed: lib*/$f"
+done
+
+echo "find_package(protoaccel):"
+cmake -S "$src/tests/install" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+  >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; fail "configure failed"; }
+cmake --build "$tmp/cmake" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "build failed"; }
+"$tmp/cmake/consumer" || fail "the find_package consumer failed"
+
+echo "pkg-config protoaccel:"
+pc_dir=$(dirname "$(find "$tmp/prefix" -name protoaccel.pc)")
+flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs protoaccel) ||
+  fail "pkg-config does not know protoaccel"
+# shellcheck disable=SC2086 # the flags are words
+c++ -std=c++11 "$src/tests/install/consumer.cc" $flags -o "$tmp/pc-consumer" ||
+  fail "the pkg-config consumer does not build"
+"$tmp/pc-consumer" || fail "the pkg-config consumer failed"
+
+if cmake -S "$src/tests/install" -B "$tmp/cmake-9" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+    -DPROTOACCEL_WANT=9.0 >"$tmp/cmake-9.log" 2>&1; then
+  fail "find_package(protoaccel 9.0) found version $(grep -o '[0-9.]*' "$tmp/cmake-9.log" | head -1)"
+fi
+grep -q 'requested version' "$tmp/cmake-9.log" ||
+  { cat "$tmp/cmake-9.log"; fail "find_package(protoaccel 9.0) failed for another reason"; }
+echo "install_test: passed"
