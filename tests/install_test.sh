@@ -2,9 +2,10 @@
 # cmake --install of a build, then a small consumer built against it both
 # ways: find_package(protoaccel) and pkg-config. Also: find_package refuses
 # a version the package does not provide.
-# Usage: install_test.sh BUILD_DIR SOURCE_DIR
+# Usage: install_test.sh BUILD_DIR SOURCE_DIR CXX CXXFLAGS LDFLAGS (the
+# build's, so that the consumer is built as the library was: -m32, ASan)
 set -eu
-build=$1 src=$2
+build=$1 src=$2 cxx=$3 cxxflags=$4 ldflags=$5
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "install_test: $*" >&2; exit 1; }
@@ -21,7 +22,8 @@ done
 
 echo "find_package(protoaccel):"
 cmake -S "$src/tests/install" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
-  >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; fail "configure failed"; }
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="$cxxflags" \
+  -DCMAKE_EXE_LINKER_FLAGS="$ldflags" >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; fail "configure failed"; }
 cmake --build "$tmp/cmake" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "build failed"; }
 "$tmp/cmake/consumer" || fail "the find_package consumer failed"
 
@@ -30,7 +32,7 @@ pc_dir=$(dirname "$(find "$tmp/prefix" -name protoaccel.pc)")
 flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs protoaccel) ||
   fail "pkg-config does not know protoaccel"
 # shellcheck disable=SC2086 # the flags are words
-c++ -std=c++11 "$src/tests/install/consumer.cc" $flags -o "$tmp/pc-consumer" ||
+$cxx -std=c++11 $cxxflags "$src/tests/install/consumer.cc" $flags $ldflags -o "$tmp/pc-consumer" ||
   fail "the pkg-config consumer does not build"
 "$tmp/pc-consumer" || fail "the pkg-config consumer failed"
 
