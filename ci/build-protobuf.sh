@@ -63,6 +63,10 @@ build() {
   # Debian's flags; -ffile-prefix-map and the like as dpkg-buildflags gives.
   local cxxflags ldflags
   cxxflags="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
+  # __FILE__ as in Debian's build, which compiles in src/: its log messages
+  # name google/protobuf/x.cc, not a path into out/. ccache (CCACHE_BASEDIR)
+  # hands the compiler the path relative to the build folder: both forms.
+  cxxflags+=" -ffile-prefix-map=$src/src/= -ffile-prefix-map=$(realpath -m --relative-to="$dir" "$src")/src/="
   ldflags=$(dpkg-buildflags --get LDFLAGS)
   if [ "$variant" = accel-asan ]; then
     # -O1 as the sanitizers recommend; _FORTIFY_SOURCE's checked copies

@@ -125,9 +125,14 @@ build_package() {
   debian_lib=$(debian_library "$pkg" "$file")
   dynamic_symbols "$debian_lib" >"$OUT/$pkg.debian-symbols"
   dynamic_symbols "$root/$libdir/$file" >"$OUT/$pkg.symbols-list"
-  local missing
-  missing=$(comm -23 "$OUT/$pkg.debian-symbols" "$OUT/$pkg.symbols-list" | head -5)
+  # Debian's library also exports instances of templates over lambdas
+  # local to its own functions (ReadPackedVarint<VarintParser...::{lambda}>),
+  # which the series replaced: no program can name such a type, so none can
+  # link to them. Any other missing symbol is an error.
+  local missing lambdas
+  missing=$(comm -23 "$OUT/$pkg.debian-symbols" "$OUT/$pkg.symbols-list" | c++filt | { grep -v '{lambda(' || true; } | head -5)
   [ -z "$missing" ] || die "$pkg lacks symbols of Debian's library: $missing"
+  lambdas=$(comm -23 "$OUT/$pkg.debian-symbols" "$OUT/$pkg.symbols-list" | wc -l)
   {
     echo "$lib.so.32 $pkg #MINVER#"
     comm -12 "$OUT/$pkg.debian-symbols" "$OUT/$pkg.symbols-list" |
@@ -163,7 +168,7 @@ build_package() {
   } >"$root/DEBIAN/control"
   (cd "$root" && find usr -type f -exec md5sum {} + | sort -k2) >"$root/DEBIAN/md5sums"
   dpkg-deb --root-owner-group -Zxz --build "$root" "$OUT/${pkg}_${VERSION}_$arch.deb" >/dev/null
-  echo "  $(basename "$OUT/${pkg}_${VERSION}_$arch.deb"): $(grep -c '^ ' "$root/DEBIAN/symbols") symbols, $(comm -13 "$OUT/$pkg.debian-symbols" "$OUT/$pkg.symbols-list" | wc -l) new; Depends: $depends"
+  echo "  $(basename "$OUT/${pkg}_${VERSION}_$arch.deb"): $(grep -c '^ ' "$root/DEBIAN/symbols") symbols, $(comm -13 "$OUT/$pkg.debian-symbols" "$OUT/$pkg.symbols-list" | wc -l) new, $lambdas of Debian's not exported (templates over local lambdas); Depends: $depends"
 }
 
 step "packages $VERSION ($arch) into out/deb/"
