@@ -2,8 +2,10 @@
 # ci/package.sh --test: the packages on a real Debian system, not this
 # machine's root: a chroot made by mmdebstrap from the host's own apt
 # sources (no host name written here), kept in $CACHE/chroot/<codename>.
-# There, unmodified Debian programs run with Debian's libprotobuf32, then
-# with these packages installed by apt, with identical output:
+# There, with libprotobuf-dev and libprotoc-dev installed as on a
+# development machine, unmodified Debian programs run with Debian's
+# libprotobuf32, then with these packages installed by apt (which must
+# remove nothing), with identical output:
 #   - python3-protobuf (its C++ implementation): tests/package/roundtrip.py;
 #   - osmpbf-outline (osmpbf-bin) on a .osm.pbf that osmium-tool writes
 #     from tests/package/make_osm.py's XML.
@@ -24,8 +26,11 @@ chroot_dir=$CACHE/chroot/$codename
 report=$ROOT/out/deb/test
 rm -rf "$report" && mkdir -p "$report"
 
-step "a Debian $codename chroot with python3-protobuf, osmpbf-bin, osmium-tool"
+readonly PROGRAMS=python3-protobuf,osmpbf-bin,osmium-tool,libprotobuf-dev,libprotoc-dev
+step "a Debian $codename chroot with ${PROGRAMS//,/, }"
 if [ ! -f "$chroot_dir/.protoaccel-ready" ]; then
+  # What an interrupted run left mounted, before removing it.
+  umount "$chroot_dir/proc" 2>/dev/null || true
   rm -rf "$chroot_dir" && mkdir -p "$(dirname "$chroot_dir")"
   sources=()
   for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
@@ -33,7 +38,7 @@ if [ ! -f "$chroot_dir/.protoaccel-ready" ]; then
   done
   [ ${#sources[@]} -gt 0 ] || die "no apt sources in /etc/apt"
   start=$SECONDS
-  mmdebstrap --variant=apt --include=python3-protobuf,osmpbf-bin,osmium-tool,ca-certificates \
+  mmdebstrap --variant=apt --include=$PROGRAMS,ca-certificates \
     "$codename" "$chroot_dir" "${sources[@]}" >"$report/mmdebstrap.log" 2>&1 ||
     { tail -20 "$report/mmdebstrap.log"; die "mmdebstrap failed (log: $report/mmdebstrap.log)"; }
   touch "$chroot_dir/.protoaccel-ready"
@@ -46,19 +51,29 @@ cp /etc/resolv.conf "$chroot_dir/etc/resolv.conf"  # apt in the chroot
 mountpoint -q "$chroot_dir/proc" || mount -t proc proc "$chroot_dir/proc"
 trap 'umount "$chroot_dir/proc" 2>/dev/null || true' EXIT
 in_chroot() {
-  chroot "$chroot_dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 HOME=/root "$@"
+  chroot "$chroot_dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 HOME=/root \
+    ${http_proxy:+http_proxy=$http_proxy} ${https_proxy:+https_proxy=$https_proxy} "$@"
 }
-installed() { in_chroot dpkg-query -W -f='${Version}' "$1"; }
+installed() { in_chroot dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
 
 # Debian's packages first, whatever an interrupted run left.
 in_chroot apt-get update -q >"$report/apt-update.log" 2>&1 ||
   { tail "$report/apt-update.log"; die "apt-get update in the chroot failed"; }
+readonly PACKAGES="libprotobuf32 libprotobuf-lite32 libprotobuf-dev libprotoc-dev"
 restore_debian() {
+  # shellcheck disable=SC2046 # one word a package
   in_chroot apt-get install -y -q --reinstall --allow-downgrades \
-    "libprotobuf32=$debian_version" "libprotobuf-lite32=$debian_version" >"$report/$1.log" 2>&1 ||
-    { tail "$report/$1.log"; die "apt could not install Debian's libprotobuf32=$debian_version"; }
+    $(printf "%s=$debian_version " $PACKAGES) >"$report/$1.log" 2>&1 ||
+    { tail "$report/$1.log"; die "apt could not install Debian's packages at $debian_version"; }
 }
-[ "$(installed libprotobuf32)" = "$debian_version" ] || restore_debian apt-restore-first
+# all_at VERSION: every package of $PACKAGES is installed at VERSION.
+all_at() {
+  local pkg
+  for pkg in $PACKAGES; do [ "$(installed "$pkg")" = "$1" ] || return 1; done
+}
+# Debian's, whatever an interrupted run (or an older cached chroot) left.
+all_at "$debian_version" || restore_debian apt-restore-first
+all_at "$debian_version" || die "the chroot does not have Debian's $PACKAGES"
 
 work=$chroot_dir/tmp/protoaccel
 rm -rf "$work" && mkdir -p "$work"
@@ -85,11 +100,11 @@ sed 's/^/  /' "$report/info-debian.txt"
 [ $rc -eq 1 ] || die "protoaccel-info does not say Debian's library is stock (exit $rc)"
 run_programs debian
 
-step "apt install ./libprotobuf32_$version ./libprotobuf-lite32_$version"
-in_chroot sh -c 'cd /tmp/protoaccel && apt-get install -y -q ./libprotobuf32_*.deb ./libprotobuf-lite32_*.deb' \
-  >"$report/apt-install.log" 2>&1 || { tail "$report/apt-install.log"; die "apt could not install the packages"; }
-[ "$(installed libprotobuf32)" = "$version" ] && [ "$(installed libprotobuf-lite32)" = "$version" ] ||
-  die "after apt install: libprotobuf32 $(installed libprotobuf32), not $version"
+step "apt install --no-remove ./{libprotobuf32,libprotobuf-lite32,libprotobuf-dev,libprotoc-dev}_$version"
+in_chroot sh -c 'cd /tmp/protoaccel && apt-get install -y -q --no-remove ./*.deb' \
+  >"$report/apt-install.log" 2>&1 || { tail "$report/apt-install.log"; die "apt could not install the packages without removing any"; }
+all_at "$version" || die "after apt install: libprotobuf32 $(installed libprotobuf32), libprotobuf-dev $(installed libprotobuf-dev); not all at $version"
+echo "  installed, nothing removed: $PACKAGES"
 in_chroot /tmp/protoaccel/protoaccel-info >"$report/info-accel.txt" ||
   { cat "$report/info-accel.txt"; die "protoaccel-info does not find the installed library accelerated"; }
 sed 's/^/  /' "$report/info-accel.txt"
@@ -108,8 +123,7 @@ echo "  identical outputs"
 
 step "apt install --reinstall --allow-downgrades libprotobuf32=$debian_version ..."
 restore_debian apt-restore
-[ "$(installed libprotobuf32)" = "$debian_version" ] && [ "$(installed libprotobuf-lite32)" = "$debian_version" ] ||
-  die "Debian's packages were not restored"
+all_at "$debian_version" || die "Debian's packages were not restored"
 rc=0; in_chroot /tmp/protoaccel/protoaccel-info >"$report/info-restored.txt" || rc=$?
 [ $rc -eq 1 ] || die "after the restore, protoaccel-info does not say stock (exit $rc)"
 sed 's/^/  /' "$report/info-restored.txt"

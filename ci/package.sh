@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Debian packages of the accelerated libprotobuf, to install in place of
 # Debian's: libprotobuf32 and libprotobuf-lite32, from out/accel
-# (ci/build-protobuf.sh accel, run here if needed), into out/deb/.
+# (ci/build-protobuf.sh accel, run here if needed), into out/deb/. Also
+# libprotobuf-dev and libprotoc-dev, Debian's own files at this version:
+# Debian's pin the exact version of the libraries (and of libprotobuf-dev),
+# so without these apt would remove them, and what needs them, from a
+# development machine.
 #
 # - Version: Debian's (from the source's changelog) + "+protoaccel<version>",
 #   e.g. 3.21.12-3+deb12u1+protoaccel0.1.0: it sorts just above Debian's, so
@@ -27,8 +31,8 @@
 #           sources, cached in $CACHE/chroot): run Debian's own
 #           python3-protobuf and osmpbf-outline with Debian's library, then
 #           install these packages (apt install ./...deb), run them again and
-#           compare; then restore Debian's packages and check. About 5
-#           minutes the first time (the chroot), 1 after.
+#           compare; then restore Debian's packages and check. Measured
+#           here: 75 s to make the chroot, 20 s for the test.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -70,22 +74,18 @@ control_stanza() {
     on && NF == 0 { on = 0 }' "$DEBIAN_SOURCE/debian/control"
 }
 
-# Debian's binary library of PKG at $debian_version, for its symbol list:
-# the installed one if it is that version, else downloaded.
-debian_library() {
-  local pkg=$1 file=$2 dir=$CACHE/deb/$1_$debian_version
-  if [ "$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null)" = "$debian_version" ] &&
-      [ -f "/usr/lib/$multiarch/$file" ]; then
-    echo "/usr/lib/$multiarch/$file"
-    return
+# Debian's binary package PKG at $debian_version, downloaded once into
+# $CACHE/deb/ and unpacked beside it: prints the folder.
+debian_package() {
+  local pkg=$1 dir=$CACHE/deb/$1_$debian_version
+  if [ ! -f "$dir/.unpacked" ]; then
+    rm -rf "$dir" && mkdir -p "$dir/files"
+    (cd "$dir" && apt-get download -q "$pkg=$debian_version" >"$dir/download.log" 2>&1) ||
+      die "apt-get download $pkg=$debian_version failed (log: $dir/download.log)"
+    dpkg-deb -R "$dir"/*.deb "$dir/files"
+    touch "$dir/.unpacked"
   fi
-  if [ ! -f "$dir/usr/lib/$multiarch/$file" ]; then
-    mkdir -p "$dir"
-    (cd "$dir" && apt-get download -q "$pkg=$debian_version" >/dev/null) ||
-      die "apt-get download $pkg=$debian_version failed"
-    dpkg-deb -x "$dir"/*.deb "$dir"
-  fi
-  echo "$dir/usr/lib/$multiarch/$file"
+  echo "$dir"
 }
 
 dynamic_symbols() {
@@ -101,7 +101,8 @@ build_package() {
   local built
   built=$(readlink -f "out/accel/lib/$lib.so.32")
   [ -f "$built" ] || die "out/accel/lib/$lib.so.32 is missing"
-  readelf -d "$built" | grep -q "(SONAME).*\[$lib\.so\.32\]" ||
+  readelf -d "$built" >"$OUT/$pkg.dynamic"
+  grep -q "(SONAME).*\[$lib\.so\.32\]" "$OUT/$pkg.dynamic" ||
     die "$built: its soname is not $lib.so.32"
   strip --strip-unneeded --remove-section=.comment --remove-section=.note \
     -o "$root/$libdir/$file" "$built"
@@ -121,18 +122,20 @@ build_package() {
   } | gzip -9n >"$root/usr/share/doc/$pkg/changelog.Debian.gz"
 
   # Symbols: Debian's at its minimum version, the rest at ours.
-  local debian_lib
-  debian_lib=$(debian_library "$pkg" "$file")
-  dynamic_symbols "$debian_lib" >"$OUT/$pkg.debian-symbols"
+  local debian
+  debian=$(debian_package "$pkg")
+  dynamic_symbols "$debian/files/$libdir/$file" >"$OUT/$pkg.debian-symbols"
   dynamic_symbols "$root/$libdir/$file" >"$OUT/$pkg.symbols-list"
   # Debian's library also exports instances of templates over lambdas
   # local to its own functions (ReadPackedVarint<VarintParser...::{lambda}>),
   # which the series replaced: no program can name such a type, so none can
   # link to them. Any other missing symbol is an error.
-  local missing lambdas
-  missing=$(comm -23 "$OUT/$pkg.debian-symbols" "$OUT/$pkg.symbols-list" | c++filt | { grep -v '{lambda(' || true; } | head -5)
-  [ -z "$missing" ] || die "$pkg lacks symbols of Debian's library: $missing"
-  lambdas=$(comm -23 "$OUT/$pkg.debian-symbols" "$OUT/$pkg.symbols-list" | wc -l)
+  local lambdas
+  comm -23 "$OUT/$pkg.debian-symbols" "$OUT/$pkg.symbols-list" | c++filt >"$OUT/$pkg.missing"
+  if grep -v '{lambda(' "$OUT/$pkg.missing" >"$OUT/$pkg.missing-other"; then
+    die "$pkg lacks symbols of Debian's library: $(head -5 "$OUT/$pkg.missing-other")"
+  fi
+  lambdas=$(wc -l <"$OUT/$pkg.missing")
   {
     echo "$lib.so.32 $pkg #MINVER#"
     comm -12 "$OUT/$pkg.debian-symbols" "$OUT/$pkg.symbols-list" |
@@ -147,8 +150,9 @@ build_package() {
   local work=$OUT/shlibdeps-$pkg depends
   rm -rf "$work" && mkdir -p "$work/debian"
   printf 'Source: protobuf\n\nPackage: %s\nArchitecture: any\n' "$pkg" >"$work/debian/control"
-  depends=$(cd "$work" && dpkg-shlibdeps -O "$root/$libdir/$file" 2>/dev/null |
-    sed -n 's/^shlibs:Depends=//p')
+  (cd "$work" && dpkg-shlibdeps -O "$root/$libdir/$file") >"$work/out.txt" 2>"$work/log.txt" ||
+    die "dpkg-shlibdeps failed on $file: $(tail -3 "$work/log.txt")"
+  depends=$(sed -n 's/^shlibs:Depends=//p' "$work/out.txt")
   [ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies of $file"
 
   {
@@ -171,11 +175,31 @@ build_package() {
   echo "  $(basename "$OUT/${pkg}_${VERSION}_$arch.deb"): $(grep -c '^ ' "$root/DEBIAN/symbols") symbols, $(comm -13 "$OUT/$pkg.debian-symbols" "$OUT/$pkg.symbols-list" | wc -l) new, $lambdas of Debian's not exported (templates over local lambdas); Depends: $depends"
 }
 
+# repackage PKG: Debian's PKG, its files unchanged, at $VERSION; its
+# exact-version Depends on the packages made here follow them to $VERSION.
+repackage() {
+  local pkg=$1 root=$OUT/root/$1 debian
+  debian=$(debian_package "$pkg")
+  rm -rf "$root" && cp -a "$debian/files" "$root"
+  local pinned=${debian_version//./\\.}
+  pinned=${pinned//+/\\+}
+  sed -i -E -e "s/^Version: .*/Version: $VERSION/" \
+    -e "/^Depends:/ s/(libprotobuf32|libprotobuf-lite32|libprotobuf-dev) \(= $pinned\)/\1 (= $VERSION)/g" \
+    "$root/DEBIAN/control"
+  grep -q "^Version: $VERSION$" "$root/DEBIAN/control" || die "$pkg: the version was not set"
+  ! grep -E "^Depends:.*(libprotobuf32|libprotobuf-lite32|libprotobuf-dev) \(= $pinned\)" "$root/DEBIAN/control" ||
+    die "$pkg still pins Debian's $debian_version"
+  dpkg-deb --root-owner-group -Zxz --build "$root" "$OUT/${pkg}_${VERSION}_$arch.deb" >/dev/null
+  echo "  $(basename "$OUT/${pkg}_${VERSION}_$arch.deb"): Debian's files; $(grep '^Depends:' "$root/DEBIAN/control")"
+}
+
 step "packages $VERSION ($arch) into out/deb/"
 rm -rf "$OUT" && mkdir -p "$OUT"
 [ -f "$DEBIAN_SOURCE/debian/changelog" ] || die "Debian's protobuf source is missing: run third_party/fetch.sh protobuf"
 build_package libprotobuf32 libprotobuf
 build_package libprotobuf-lite32 libprotobuf-lite
+repackage libprotobuf-dev
+repackage libprotoc-dev
 dpkg-deb --info "$OUT/libprotobuf32_${VERSION}_$arch.deb" | sed -n 's/^ \(Package\|Version\|Depends\|Breaks\):/  &/p'
 
 step "symbols: a program calling the new members depends on $VERSION"
@@ -207,14 +231,16 @@ program_depends() {
   g++ -std=c++17 -O2 -I"$1" -I"$work/gen" "$work/main.cc" "$work/gen/packed.pb.cc" \
     -L"$2" -lprotobuf -o "$work/program" ||
     die "the test program does not build against $1"
-  (cd "$work" && dpkg-shlibdeps -O -l"$work/debian/libprotobuf32/usr/lib/$multiarch" program 2>/dev/null) |
-    grep -o "libprotobuf32 ([^)]*)"
+  (cd "$work" && dpkg-shlibdeps -O -l"$work/debian/libprotobuf32/usr/lib/$multiarch" program) \
+    >"$work/out.txt" 2>"$work/log.txt" || die "dpkg-shlibdeps failed: $(tail -3 "$work/log.txt")"
+  grep -o "libprotobuf32 ([^)]*)" "$work/out.txt" || echo "no libprotobuf32 entry"
 }
 accel_depends=$(program_depends "$ROOT/out/accel/include" "$ROOT/out/accel/lib")
 echo "  built against out/accel's headers: $accel_depends"
 [ "$accel_depends" = "libprotobuf32 (>= $VERSION)" ] ||
   die "a program using the new symbols must depend on libprotobuf32 (>= $VERSION)"
-nm -D --undefined-only "$work/program" | grep -q 'WriteInt32PackedData' ||
+nm -D --undefined-only "$work/program" >"$work/undefined.txt"
+grep -q 'WriteInt32PackedData' "$work/undefined.txt" ||
   die "the test program does not call WriteInt32PackedData: the check above proves nothing"
 stock_depends=$(program_depends /usr/include "/usr/lib/$multiarch")
 echo "  built against Debian's headers:    $stock_depends"

@@ -75,8 +75,8 @@ bash ci/build-protobuf.sh --tests stock
 bash ci/build-protobuf.sh accel accel-asan
 bash ci/test-libprotobuf.sh
 
-# The .debs that replace Debian's, tested in a Debian chroot (cached; about
-# 75 s to make, a minute to test).
+# The .debs that replace Debian's, tested in a Debian chroot (cached; 75 s
+# to make, 20 s to test).
 bash ci/package.sh --test
 
 # The fuzzers for a short while each (ci/fuzz.sh 600 is the long run).

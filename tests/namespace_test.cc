@@ -1,6 +1,9 @@
 // Two copies of protoaccel in one program, each whole: this build's and
 // one compiled as libprotobuf compiles it, in another namespace. The link
-// fails if any symbol is defined by both; each copy names its namespace.
+// fails if a strong symbol is defined by both; each copy names its
+// namespace. (Weak ones, inline functions and templates, would merge
+// silently: namespace_symbols_test checks that every symbol the library
+// defines is in protoaccel::v1.)
 
 #include <cstdio>
 #include <cstring>
