@@ -88,6 +88,23 @@ debian_package() {
   echo "$dir"
 }
 
+# shlibdeps DIR PACKAGE ARGS...: dpkg-shlibdeps ARGS run in DIR, a source
+# tree of one package PACKAGE (all it needs to know); prints its output.
+shlibdeps() {
+  local dir=$1 pkg=$2
+  shift 2
+  mkdir -p "$dir/debian"
+  printf 'Source: protobuf\n\nPackage: %s\nArchitecture: any\n' "$pkg" >"$dir/debian/control"
+  (cd "$dir" && dpkg-shlibdeps -O "$@") 2>"$dir/shlibdeps.log" ||
+    die "dpkg-shlibdeps $*: $(tail -3 "$dir/shlibdeps.log")"
+}
+
+# build_deb PKG: out/deb/PKG_VERSION_ARCH.deb from out/deb/root/PKG.
+build_deb() {
+  dpkg-deb --root-owner-group -Zxz --build "$OUT/root/$1" "$OUT/${1}_${VERSION}_$arch.deb" >/dev/null
+  printf '  %s: ' "${1}_${VERSION}_$arch.deb"
+}
+
 dynamic_symbols() {
   nm -D --defined-only --format=posix "$1" | awk '{print $1}' | sort -u
 }
@@ -136,23 +153,20 @@ build_package() {
     die "$pkg lacks symbols of Debian's library: $(head -5 "$OUT/$pkg.missing-other")"
   fi
   lambdas=$(wc -l <"$OUT/$pkg.missing")
+  comm -13 "$OUT/$pkg.debian-symbols" "$OUT/$pkg.symbols-list" >"$OUT/$pkg.new-symbols"
   {
     echo "$lib.so.32 $pkg #MINVER#"
     comm -12 "$OUT/$pkg.debian-symbols" "$OUT/$pkg.symbols-list" |
       sed "s/.*/ &@Base $upstream_version/"
-    comm -13 "$OUT/$pkg.debian-symbols" "$OUT/$pkg.symbols-list" |
-      sed "s/.*/ &@Base $VERSION/"
+    sed "s/.*/ &@Base $VERSION/" "$OUT/$pkg.new-symbols"
   } >"$root/DEBIAN/symbols"
   echo "libprotobuf${lib#libprotobuf} 32 $pkg (>= $upstream_version)" >"$root/DEBIAN/shlibs"
   echo "activate-noawait ldconfig" >"$root/DEBIAN/triggers"
 
   # Depends, as dpkg-shlibdeps computes it for Debian's build.
-  local work=$OUT/shlibdeps-$pkg depends
-  rm -rf "$work" && mkdir -p "$work/debian"
-  printf 'Source: protobuf\n\nPackage: %s\nArchitecture: any\n' "$pkg" >"$work/debian/control"
-  (cd "$work" && dpkg-shlibdeps -O "$root/$libdir/$file") >"$work/out.txt" 2>"$work/log.txt" ||
-    die "dpkg-shlibdeps failed on $file: $(tail -3 "$work/log.txt")"
-  depends=$(sed -n 's/^shlibs:Depends=//p' "$work/out.txt")
+  local depends
+  depends=$(shlibdeps "$OUT/shlibdeps-$pkg" "$pkg" "$root/$libdir/$file" |
+    sed -n 's/^shlibs:Depends=//p')
   [ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies of $file"
 
   {
@@ -171,8 +185,8 @@ build_package() {
     echo " for the CPU, with results identical to Debian's library."
   } >"$root/DEBIAN/control"
   (cd "$root" && find usr -type f -exec md5sum {} + | sort -k2) >"$root/DEBIAN/md5sums"
-  dpkg-deb --root-owner-group -Zxz --build "$root" "$OUT/${pkg}_${VERSION}_$arch.deb" >/dev/null
-  echo "  $(basename "$OUT/${pkg}_${VERSION}_$arch.deb"): $(grep -c '^ ' "$root/DEBIAN/symbols") symbols, $(comm -13 "$OUT/$pkg.debian-symbols" "$OUT/$pkg.symbols-list" | wc -l) new, $lambdas of Debian's not exported (templates over local lambdas); Depends: $depends"
+  build_deb "$pkg"
+  echo "$(grep -c '^ ' "$root/DEBIAN/symbols") symbols, $(wc -l <"$OUT/$pkg.new-symbols") new, $lambdas of Debian's not exported (templates over local lambdas); Depends: $depends"
 }
 
 # repackage PKG: Debian's PKG, its files unchanged, at $VERSION; its
@@ -189,8 +203,8 @@ repackage() {
   grep -q "^Version: $VERSION$" "$root/DEBIAN/control" || die "$pkg: the version was not set"
   ! grep -E "^Depends:.*(libprotobuf32|libprotobuf-lite32|libprotobuf-dev) \(= $pinned\)" "$root/DEBIAN/control" ||
     die "$pkg still pins Debian's $debian_version"
-  dpkg-deb --root-owner-group -Zxz --build "$root" "$OUT/${pkg}_${VERSION}_$arch.deb" >/dev/null
-  echo "  $(basename "$OUT/${pkg}_${VERSION}_$arch.deb"): Debian's files; $(grep '^Depends:' "$root/DEBIAN/control")"
+  build_deb "$pkg"
+  echo "Debian's files; $(grep '^Depends:' "$root/DEBIAN/control")"
 }
 
 step "packages $VERSION ($arch) into out/deb/"
@@ -221,7 +235,6 @@ int main() {
 }
 EOF
 protoc -I"$work" --cpp_out="$work/gen" "$work/packed.proto"
-printf 'Source: protobuf\n\nPackage: program\nArchitecture: any\n' >"$work/debian/control"
 # dpkg-shlibdeps looks up a library's symbols file in the package build
 # trees debian/*/ that hold it: out/deb/root/<package>.
 ln -sfn "$OUT/root/libprotobuf32" "$work/debian/libprotobuf32"
@@ -231,8 +244,7 @@ program_depends() {
   g++ -std=c++17 -O2 -I"$1" -I"$work/gen" "$work/main.cc" "$work/gen/packed.pb.cc" \
     -L"$2" -lprotobuf -o "$work/program" ||
     die "the test program does not build against $1"
-  (cd "$work" && dpkg-shlibdeps -O -l"$work/debian/libprotobuf32/usr/lib/$multiarch" program) \
-    >"$work/out.txt" 2>"$work/log.txt" || die "dpkg-shlibdeps failed: $(tail -3 "$work/log.txt")"
+  shlibdeps "$work" program -l"$work/debian/libprotobuf32/usr/lib/$multiarch" program >"$work/out.txt"
   grep -o "libprotobuf32 ([^)]*)" "$work/out.txt" || echo "no libprotobuf32 entry"
 }
 accel_depends=$(program_depends "$ROOT/out/accel/include" "$ROOT/out/accel/lib")
