@@ -38,7 +38,8 @@ class GuardedScratch {
 };
 
 // The SIMD kernels work in vectors of 16, 32 or 64 bytes and test 64 at a
-// time for ASCII; the tests put errors on and around these boundaries.
+// time for ASCII (128 while the text has been ASCII from its start); the
+// tests put errors on and around these boundaries.
 constexpr size_t kBlock = 64;
 
 class Utf8ValidateTest : public testing::IsaTest {
@@ -262,6 +263,29 @@ TEST_P(Utf8ValidateTest, FormsAfterAsciiStretches) {
                 << ::testing::PrintToString(form);
           }
         }
+      }
+    }
+  }
+}
+
+// Leading ASCII is skipped 128 bytes a test, then 64, then a vector: an
+// invalid form or a valid character after each length of it, up to past
+// two such tests, at every place of each; then nothing, a little ASCII, or
+// a vector's worth.
+TEST_P(Utf8ValidateTest, FormsAfterLeadingAscii) {
+  GuardedScratch scratch(512);
+  std::vector<std::string> after = InvalidForms();
+  for (const char* c : {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"}) {
+    after.push_back(c);
+  }
+  for (size_t ascii = 0; ascii <= 4 * kBlock + 40; ++ascii) {
+    for (const std::string& form : after) {
+      for (size_t tail : {0, 3, 70}) {
+        const std::string s =
+            std::string(ascii, 'q') + form + std::string(tail, 'z');
+        ASSERT_TRUE(Check(scratch.Place(s), s.size()))
+            << "ascii " << ascii << " form " << ::testing::PrintToString(form)
+            << " tail " << tail;
       }
     }
   }

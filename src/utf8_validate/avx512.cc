@@ -176,8 +176,14 @@ template <bool kPrefix>
 __attribute__((always_inline)) inline size_t FirstBadBlock(const char* p,
                                                            size_t n) {
   size_t i = 0;
-  for (; i + 64 <= n; i += 64) {
+  for (; i + 128 <= n; i += 128) {
+    if (AnyTopBit(_mm512_or_si512(Load64(p + i), Load64(p + i + 64)))) {
+      return CheckFrom<kPrefix>(p, n, i);
+    }
+  }
+  if (i + 64 <= n) {
     if (AnyTopBit(Load64(p + i))) return CheckFrom<kPrefix>(p, n, i);
+    i += 64;
   }
   if (i == n) return kValid;
   const __m512i tail = LoadTail(p + i, n - i);
