@@ -130,7 +130,7 @@ struct Avx2Block {
   }
 
   template <Kind kKind, typename T>
-  static char* Encode(const T* v, char* out);
+  __attribute__((always_inline)) static char* Encode(const T* v, char* out);
 };
 
 // Eight values below 2^32 (as Varints4 in lanes_encode.h), the continuation
@@ -165,9 +165,13 @@ inline void Varints8(__m256i x, __m256i* groups, __m256i* fifth,
 __attribute__((always_inline)) inline char* Encode32(__m256i a, __m256i b, char* out) {
   const __m256i any = _mm256_or_si256(a, b);
   if (NoneOf(any, ~int64_t{0x0000007f0000007f})) {
-    const __m256i words = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xd8);
-    const __m256i bytes = _mm256_permute4x64_epi64(_mm256_packus_epi16(words, words), 0x08);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(bytes));
+    // Packing in lanes leaves the four values of a, then four of b, in
+    // each half: one unpack orders them, where a vpermq a pack took two.
+    const __m256i words = _mm256_packus_epi32(a, b);
+    const __m256i bytes = _mm256_packus_epi16(words, words);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
+                     _mm_unpacklo_epi32(_mm256_castsi256_si128(bytes),
+                                        _mm256_extracti128_si256(bytes, 1)));
     return out + 16;
   }
   if (NoneOf(any, ~int64_t{0x00003fff00003fff})) {
@@ -253,7 +257,7 @@ __attribute__((always_inline)) inline char* Encode64(const __m256i (&w)[4], char
 }
 
 template <Kind kKind, typename T>
-char* Avx2Block::Encode(const T* v, char* out) {
+inline char* Avx2Block::Encode(const T* v, char* out) {
   if constexpr (sizeof(T) == 4) {
     __m256i a = Load(v), b = Load(v + 8);
     if (kKind == Kind::kSInt32) {

@@ -128,11 +128,11 @@ struct Sse4Block {
   }
 
   template <Kind kKind, typename T>
-  static char* Encode(const T* v, char* out);
+  __attribute__((always_inline)) static char* Encode(const T* v, char* out);
 };
 
 // Eight values below 2^32, four per vector.
-inline char* Encode32(__m128i a, __m128i b, char* out) {
+__attribute__((always_inline)) inline char* Encode32(__m128i a, __m128i b, char* out) {
   const __m128i any = _mm_or_si128(a, b);
   if (_mm_testz_si128(any, _mm_set1_epi32(~0x7f))) {
     _mm_storel_epi64(reinterpret_cast<__m128i*>(out),
@@ -151,7 +151,7 @@ inline char* Encode32(__m128i a, __m128i b, char* out) {
 
 // Eight 64-bit values, two per vector.
 template <bool kLong>
-inline char* Encode64(const __m128i (&w)[4], char* out) {
+__attribute__((always_inline)) inline char* Encode64(const __m128i (&w)[4], char* out) {
 #pragma GCC unroll 4
   for (int q = 0; q < 4; ++q) {
     __m128i low, high;
@@ -163,7 +163,7 @@ inline char* Encode64(const __m128i (&w)[4], char* out) {
 }
 
 template <Kind kKind, typename T>
-char* Sse4Block::Encode(const T* v, char* out) {
+inline char* Sse4Block::Encode(const T* v, char* out) {
   if constexpr (sizeof(T) == 4) {
     __m128i a = Load(v), b = Load(v + 4);
     if (kKind == Kind::kSInt32) {
