@@ -269,7 +269,7 @@ inline char* EncodeShort(__m512i x, size_t c, size_t rest, char* out) {
 
 // Up to 32 64-bit wire values in w[0..3], the first c valid; `rest` values
 // from the first to the end of the array.
-inline char* EncodeBlock64(const __m512i (&w)[4], size_t c, size_t rest,
+__attribute__((always_inline)) inline char* EncodeBlock64(const __m512i (&w)[4], size_t c, size_t rest,
                            char* out) {
   const __m512i any = _mm512_or_si512(_mm512_or_si512(w[0], w[1]),
                                       _mm512_or_si512(w[2], w[3]));
@@ -325,7 +325,7 @@ inline char* EncodeBlock64(const __m512i (&w)[4], size_t c, size_t rest,
 // The 32-bit kinds' block: up to kBlock values, c valid, `rest` from the
 // first to the end of the array.
 template <Kind kKind, bool kFull, typename T>
-inline char* EncodeBlock32(const T* v, size_t c, size_t rest, char* out) {
+__attribute__((always_inline)) inline char* EncodeBlock32(const T* v, size_t c, size_t rest, char* out) {
   __m512i x0, x1;
   if (kFull) {
     x0 = _mm512_loadu_si512(v);
@@ -385,7 +385,7 @@ inline char* EncodeBlock32(const T* v, size_t c, size_t rest, char* out) {
 // One block of up to kBlock values: c of them valid, `rest` from the first
 // to the end of the array.
 template <Kind kKind, typename T, bool kFull>
-inline char* EncodeBlock(const T* v, size_t c, size_t rest, char* out) {
+__attribute__((always_inline)) inline char* EncodeBlock(const T* v, size_t c, size_t rest, char* out) {
   if constexpr (sizeof(T) == 8) {
     __m512i w[4];
 #pragma GCC unroll 4
