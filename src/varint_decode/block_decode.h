@@ -221,7 +221,12 @@ inline void DecodeEnds(const char* q, uint64_t ends, int pending,
     for (int i = 0; i < kGroup; ++i) {
       starts[i] = next;
       // Past the last end, bit 63 sends the spare lanes to q + 64.
-      next = q + __builtin_ctzll(ends | uint64_t{1} << 63) + 1;
+      uint64_t at = static_cast<uint64_t>(__builtin_ctzll(ends | uint64_t{1} << 63));
+      // gcc 12 adds the 1 in 32 bits and sign-extends, two instructions a
+      // varint; hidden from it, the index and the 1 fold into the load's
+      // address.
+      asm("" : "+r"(at));
+      next = q + 1 + at;
       ends &= ends - 1;
     }
     Block::template DecodeGroup<Conversion>(starts, out + done);
