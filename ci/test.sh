@@ -2,7 +2,7 @@
 # All of protoaccel's tests: the kernels against their references and
 # against the system's libprotobuf on every instruction set this CPU has,
 # built with gcc and with clang, then again under AddressSanitizer and
-# UndefinedBehaviorSanitizer, and as 32-bit x86 code; then
+# UndefinedBehaviorSanitizer, and as 32-bit x86 and arm64 code; then
 # stock and accelerated libprotobuf 3.21.12, built from Debian's source,
 # checked against each other and by upstream's own tests; the fuzzers,
 # briefly; last, the A/B report of ci/ab.sh on two tiny cases
@@ -52,22 +52,10 @@ step "tests under ASan + UBSan"
 without_sweeps='-*AllFourByteSequences*:*AllStringsUpToFourBytes*'
 (cd out/asan && GTEST_FILTER=$without_sweeps ctest --output-on-failure)
 
-step "32-bit x86 (i386): the kernels and their tests"
-# 32-bit builds are a target upstream keeps; the kernels must build and be
-# exact there (fewer registers, no 64-bit general-purpose intrinsics). The
-# system's gtest is 64-bit, so gtest is built from its Debian source too.
-ensure_packages g++-multilib
-m32=(-DCMAKE_C_FLAGS=-m32 -DCMAKE_CXX_FLAGS=-m32 -DCMAKE_EXE_LINKER_FLAGS=-m32 -DCMAKE_BUILD_TYPE=Release)
-if [ ! -f out/i386/gtest/lib/cmake/GTest/GTestConfig.cmake ]; then
-  configure_and_build /usr/src/googletest out/i386/build-gtest "${m32[@]}" \
-    -DBUILD_GMOCK=OFF -DCMAKE_INSTALL_PREFIX="$ROOT/out/i386/gtest" >/dev/null
-  ninja -C out/i386/build-gtest install >/dev/null
-fi
-configure_and_build "$ROOT" out/i386/build "${m32[@]}" -DPROTOACCEL_BUILD_BENCHMARKS=OFF \
-  -DCMAKE_DISABLE_FIND_PACKAGE_Protobuf=ON -DGTest_DIR="$ROOT/out/i386/gtest/lib/cmake/GTest"
-readelf -h out/i386/build/protoaccel_info | grep -q 'Class: *ELF32$' ||
-  die "out/i386/build/protoaccel_info is not a 32-bit program"
-(cd out/i386/build && GTEST_FILTER=$without_sweeps ctest --output-on-failure)
+# 32-bit x86 and arm64, cross-built (ci/test-cross.sh). i386 runs every
+# level this CPU has; arm64, under qemu-user, the scalar kernels.
+GTEST_FILTER=$without_sweeps bash ci/test-cross.sh i386
+bash ci/test-cross.sh arm64
 
 # Upstream's test programs are built once, with stock, and run against both
 # libraries (ci/test-libprotobuf.sh).

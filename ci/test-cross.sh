@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The kernels and their tests built for another architecture with Debian's
+# cross compiler, linked statically, and run here: natively for i386, under
+# qemu-user for arm64. gtest is built from its Debian source the same way
+# (the system's is for this machine).
+#
+# i386: 32-bit builds are a target upstream keeps; the kernels must build
+# and be exact there (fewer registers, no 64-bit general-purpose
+# intrinsics), at every level this CPU has. A cross compiler rather than
+# g++-multilib, which Debian will not install beside the arm64 one.
+# arm64: every family runs its scalar kernel there until it has NEON ones.
+#
+# Usage: ci/test-cross.sh i386|arm64 [ctest options]
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+arch=${1:-}
+shift || true
+case $arch in
+  i386) triple=i686-linux-gnu processor=i686 machine='Intel 80386' emulator=() ;;
+  arm64) triple=aarch64-linux-gnu processor=aarch64 machine=AArch64 emulator=(qemu-aarch64) ;;
+  *) die "usage: ci/test-cross.sh i386|arm64 [ctest options]" ;;
+esac
+
+step "$arch ($triple): the kernels and their tests${emulator:+, under ${emulator[0]}}"
+packages=("g++-$triple" "libc6-dev-$arch-cross")
+[ ${#emulator[@]} -eq 0 ] || packages+=(qemu-user)
+ensure_packages "${packages[@]}"
+
+cross=(-DCMAKE_SYSTEM_NAME=Linux "-DCMAKE_SYSTEM_PROCESSOR=$processor"
+  "-DCMAKE_C_COMPILER=$triple-gcc" "-DCMAKE_CXX_COMPILER=$triple-g++"
+  -DCMAKE_EXE_LINKER_FLAGS=-static -DCMAKE_BUILD_TYPE=Release)
+[ ${#emulator[@]} -eq 0 ] || cross+=("-DCMAKE_CROSSCOMPILING_EMULATOR=${emulator[*]}")
+
+out=out/$arch
+if [ ! -f "$out/gtest/lib/cmake/GTest/GTestConfig.cmake" ]; then
+  configure_and_build /usr/src/googletest "$out/build-gtest" "${cross[@]}" \
+    -DBUILD_GMOCK=OFF -DCMAKE_INSTALL_PREFIX="$ROOT/$out/gtest" >/dev/null
+  ninja -C "$out/build-gtest" install >/dev/null
+fi
+configure_and_build "$ROOT" "$out/build" "${cross[@]}" -DPROTOACCEL_BUILD_BENCHMARKS=OFF \
+  -DCMAKE_DISABLE_FIND_PACKAGE_Protobuf=ON -DGTest_DIR="$ROOT/$out/gtest/lib/cmake/GTest"
+readelf -h "$out/build/protoaccel_info" | grep -q "Machine: *$machine" ||
+  die "$out/build/protoaccel_info is not an $arch program"
+(cd "$out/build" && ctest --output-on-failure "$@")
