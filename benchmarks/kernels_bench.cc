@@ -222,8 +222,9 @@ void RegisterAll() {
   std::vector<int64_t> kEncodeCounts = kCounts;
   kEncodeCounts.insert(kEncodeCounts.begin(), 1);
   kEncodeCounts.insert(kEncodeCounts.begin() + 2, 8);  // 1, 4, 8, 16, ...
-  for (int i = 0; i <= static_cast<int>(DetectedIsa()); ++i) {
+  for (int i = 0; i < kIsaCount; ++i) {
     const Isa isa = static_cast<Isa>(i);
+    if (!internal::Runs(isa)) continue;
     const Kernels& k = *internal::KernelsFor(isa);
     const std::string at = std::string("/") + IsaName(isa);
     auto decode = k.varint_decode;
@@ -263,7 +264,7 @@ void RegisterAll() {
 #ifdef PROTOACCEL_BENCH_MASKEDVBYTE
   // MaskedVByte decodes 32-bit varints of up to 5 bytes: every shape but
   // "neg" (10 bytes each).
-  if (DetectedIsa() >= Isa::kSse4) {
+  if (internal::Runs(Isa::kSse4)) {
     internal::DecodeFn<uint32_t> masked_vbyte = [](const char* p, const char* end,
                                                    const char*, uint32_t* out) {
       const size_t count = masked_vbyte_decode_fromcompressedsize(

@@ -22,9 +22,9 @@ namespace fuzz {
 // scalar shares with a SIMD level is not taken for the truth.
 template <typename F>
 void ForEachLevel(F f) {
-  for (int i = 0; i <= static_cast<int>(DetectedIsa()); ++i) {
+  for (int i = 0; i < kIsaCount; ++i) {
     const Isa isa = static_cast<Isa>(i);
-    f(isa, *internal::KernelsFor(isa));
+    if (internal::Runs(isa)) f(isa, *internal::KernelsFor(isa));
   }
 }
 

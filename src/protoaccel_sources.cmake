@@ -1,7 +1,9 @@
 # The sources of libprotoaccel, for this project's CMakeLists.txt and for
 # builds that compile the kernels into another library (libprotobuf). Each
-# SIMD file selects its instruction set itself (#pragma GCC target), so no
-# file needs flags of its own and the build never depends on -march.
+# SIMD file selects its instruction set itself (#pragma GCC target; NEON,
+# arm64's baseline, needs none), so no file needs flags of its own and the
+# build never depends on -march. Each compiles to nothing off its own
+# architecture.
 set(PROTOACCEL_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(PROTOACCEL_INCLUDE_DIRS
   ${PROTOACCEL_SOURCE_DIR}/include

@@ -24,13 +24,26 @@ TEST(DispatchTest, NamesRoundTrip) {
   }
 }
 
+// The levels of the architecture this test was built for.
+bool OfThisArchitecture(Isa isa) {
+#if defined(__x86_64__) || defined(__i386__)
+  return isa != Isa::kNeon;
+#elif defined(__aarch64__)
+  return isa == Isa::kScalar || isa == Isa::kNeon;
+#else
+  return isa == Isa::kScalar;
+#endif
+}
+
 TEST(DispatchTest, LevelsFollowTheCpu) {
   const Isa detected = DetectedIsa();
   EXPECT_EQ(detected, internal::BestIsa(internal::DetectCpuFeatures()));
+  EXPECT_TRUE(OfThisArchitecture(detected)) << IsaName(detected);
   for (int i = 0; i < kIsaCount; ++i) {
     const Isa isa = static_cast<Isa>(i);
     const internal::Kernels* k = internal::KernelsFor(isa);
-    if (isa > detected) {
+    EXPECT_EQ(internal::Runs(isa), k != nullptr) << IsaName(isa);
+    if (isa > detected || !OfThisArchitecture(isa)) {
       EXPECT_EQ(k, nullptr) << IsaName(isa);
       continue;
     }
@@ -50,7 +63,12 @@ TEST(DispatchTest, EnvironmentForcesALevel) {
   Isa parsed;
   if (forced) {
     ASSERT_TRUE(internal::ParseIsa(cap, &parsed));
-    if (parsed < expected) expected = parsed;
+    // Another architecture's level caps at scalar.
+    if (!OfThisArchitecture(parsed)) {
+      expected = Isa::kScalar;
+    } else if (parsed < expected) {
+      expected = parsed;
+    }
   }
   EXPECT_EQ(MaxIsa(), expected);
   for (int f = 0; f < kFamilyCount; ++f) {
@@ -118,6 +136,8 @@ TEST(DispatchTest, PreferencesNameTheirMicroarchitectures) {
 TEST(DispatchTest, FeatureImplications) {
   const internal::CpuFeatures& f = internal::DetectCpuFeatures();
   const Isa isa = DetectedIsa();
+  EXPECT_EQ(isa == Isa::kNeon, f.neon);
+  if (isa == Isa::kNeon) return;  // no other features off x86
   if (isa >= Isa::kSse4) EXPECT_TRUE(f.sse41 && f.ssse3 && f.popcnt);
   if (isa >= Isa::kAvx2) EXPECT_TRUE(f.avx2 && f.bmi1 && f.lzcnt);
   if (isa >= Isa::kAvx512) {

@@ -75,7 +75,7 @@ CpuFeatures Detect() {
     f.avx512vbmi = os_zmm && Bit(l7.ecx, 1);
     f.avx512vbmi2 = os_zmm && Bit(l7.ecx, 6);
   }
-  if (__get_cpuid_max(0x80000000, nullptr) >= 0x80000001) {
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000, nullptr)) >= 0x80000001u) {
     f.lzcnt = Bit(Cpuid(0x80000001, 0).ecx, 5);
   }
 
@@ -88,7 +88,13 @@ CpuFeatures Detect() {
 
 #else  // !PROTOACCEL_X86
 
-CpuFeatures Detect() { return CpuFeatures{}; }
+// AArch64 always has NEON (Advanced SIMD): the Linux ABI and Debian's
+// arm64 baseline assume it, and the compiler uses it in scalar code.
+CpuFeatures Detect() {
+  CpuFeatures f{};
+  f.neon = PROTOACCEL_ARM64 != 0;
+  return f;
+}
 
 #endif
 
@@ -100,6 +106,7 @@ const CpuFeatures& DetectCpuFeatures() {
 }
 
 Isa BestIsa(const CpuFeatures& f) {
+  if (f.neon) return Isa::kNeon;
   const bool sse4 = f.sse41 && f.ssse3 && f.popcnt;
   const bool avx2 = sse4 && f.avx2 && f.bmi1 && f.lzcnt;
   // Kernels at this level may use PDEP/PEXT, fast on every CPU with this set.

@@ -1,5 +1,6 @@
 // What the CPU and the OS let protoaccel use, read once with CPUID and
-// XGETBV. A feature counts only if the OS also saves the registers it needs.
+// XGETBV on x86. A feature counts only if the OS also saves the registers
+// it needs.
 
 #ifndef PROTOACCEL_DISPATCH_CPU_FEATURES_H_
 #define PROTOACCEL_DISPATCH_CPU_FEATURES_H_
@@ -19,6 +20,7 @@ struct CpuFeatures {
   // PDEP/PEXT are microcoded (hundreds of cycles) on AMD before Zen 3, so
   // kernels may use them only where this is set.
   bool fast_pdep;
+  bool neon;  // arm64
 };
 
 const CpuFeatures& DetectCpuFeatures();

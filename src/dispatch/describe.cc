@@ -47,6 +47,7 @@ Description Make() {
       {"avx512f", f.avx512f},      {"avx512bw", f.avx512bw},
       {"avx512vl", f.avx512vl},    {"avx512cd", f.avx512cd},
       {"avx512vbmi", f.avx512vbmi}, {"avx512vbmi2", f.avx512vbmi2},
+      {"neon", f.neon},
   };
   d.Append("features:");
   for (const auto& feature : features) {

@@ -14,7 +14,7 @@ namespace internal {
 namespace {
 
 constexpr const char* kIsaNames[kIsaCount] = {"scalar", "sse4", "avx2",
-                                              "avx512"};
+                                              "avx512", "neon"};
 constexpr const char* kFamilyNames[kFamilyCount] = {
     "varint_count", "varint_decode", "utf8_validate", "varint_encode"};
 
@@ -27,17 +27,32 @@ constexpr const char* kFamilyNames[kFamilyCount] = {
 #endif
 constexpr const VarintCountKernels* kVarintCountByIsa[kIsaCount] = {
     &kVarintCountScalar, X86_ONLY(kVarintCountSse4),
-    X86_ONLY(kVarintCountAvx2), X86_ONLY(kVarintCountAvx512)};
+    X86_ONLY(kVarintCountAvx2), X86_ONLY(kVarintCountAvx512), nullptr};
 constexpr const VarintDecodeKernels* kVarintDecodeByIsa[kIsaCount] = {
     &kVarintDecodeScalar, X86_ONLY(kVarintDecodeSse4),
-    X86_ONLY(kVarintDecodeAvx2), X86_ONLY(kVarintDecodeAvx512)};
+    X86_ONLY(kVarintDecodeAvx2), X86_ONLY(kVarintDecodeAvx512), nullptr};
 constexpr const Utf8Kernels* kUtf8ByIsa[kIsaCount] = {
     &kUtf8Scalar, X86_ONLY(kUtf8Sse4), X86_ONLY(kUtf8Avx2),
-    X86_ONLY(kUtf8Avx512)};
+    X86_ONLY(kUtf8Avx512), nullptr};
 constexpr const VarintEncodeKernels* kVarintEncodeByIsa[kIsaCount] = {
     &kVarintEncodeScalar, X86_ONLY(kVarintEncodeSse4),
-    X86_ONLY(kVarintEncodeAvx2), X86_ONLY(kVarintEncodeAvx512)};
+    X86_ONLY(kVarintEncodeAvx2), X86_ONLY(kVarintEncodeAvx512), nullptr};
 #undef X86_ONLY
+
+// The levels of this architecture's ladder (and scalar, on every one).
+bool OfThisArchitecture(Isa isa) {
+  switch (isa) {
+    case Isa::kScalar:
+      return true;
+    case Isa::kSse4:
+    case Isa::kAvx2:
+    case Isa::kAvx512:
+      return PROTOACCEL_X86 != 0;
+    case Isa::kNeon:
+      return PROTOACCEL_ARM64 != 0;
+  }
+  return false;
+}
 
 template <typename Table>
 const Table& Best(const Table* const (&by_isa)[kIsaCount], int level,
@@ -121,10 +136,13 @@ Config ReadConfig() {
   Isa isa;
   if (!ParseIsa(cap, &isa)) {
     std::snprintf(config.error, sizeof(config.error),
-                  "PROTOACCEL_ISA=\"%.60s\" is not one of: scalar, sse4, avx2, avx512",
+                  "PROTOACCEL_ISA=\"%.60s\" is not one of: scalar, sse4, avx2, avx512, neon",
                   cap);
     config.max_isa = Isa::kScalar;
     std::fprintf(stderr, "protoaccel: %s; using scalar kernels\n", config.error);
+  } else if (!OfThisArchitecture(isa)) {
+    // Not an error: one setting may serve a fleet of both architectures.
+    config.max_isa = Isa::kScalar;
   } else if (isa < config.max_isa) {
     config.max_isa = isa;
   }
@@ -208,9 +226,11 @@ const Kernels* KernelsFor(Isa isa) {
       }
     }
   } by_isa;
-  if (isa > DetectedIsa()) return nullptr;
+  if (!Runs(isa)) return nullptr;
   return &by_isa.k[static_cast<int>(isa)];
 }
+
+bool Runs(Isa isa) { return OfThisArchitecture(isa) && isa <= DetectedIsa(); }
 
 }  // namespace internal
 

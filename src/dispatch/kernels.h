@@ -13,12 +13,17 @@
 #include "protoaccel/protoaccel.h"
 
 // The SSE4.1, AVX2 and AVX-512 kernels, and CPUID, exist only on x86 (64-
-// and 32-bit); elsewhere those files compile to nothing, no features are
-// detected and every family runs scalar.
+// and 32-bit), the NEON kernels only on arm64; elsewhere those files
+// compile to nothing. Other architectures run every family scalar.
 #if defined(__x86_64__) || defined(__i386__)
 #define PROTOACCEL_X86 1
 #else
 #define PROTOACCEL_X86 0
+#endif
+#if defined(__aarch64__)
+#define PROTOACCEL_ARM64 1
+#else
+#define PROTOACCEL_ARM64 0
 #endif
 
 PROTOACCEL_NAMESPACE_BEGIN
@@ -95,6 +100,10 @@ struct Kernels {
 
 // The kernels in use (MaxIsa()), chosen on the first call.
 const Kernels& Active();
+
+// True if this CPU runs `isa`: scalar, and the levels of its own
+// architecture up to DetectedIsa().
+bool Runs(Isa isa);
 
 // The kernels of one level, or nullptr if this CPU cannot run that level.
 const Kernels* KernelsFor(Isa isa);

@@ -125,13 +125,16 @@ char* EncodeSInt64(const int64_t* v, size_t n, char* out);
 // ---------------------------------------------------------------------------
 // Dispatch
 
-// Instruction-set levels, each a superset of the one before. kAvx512 means
-// the Ice Lake set (F, BW, VL, CD, VBMI, VBMI2) with fast PDEP/PEXT, which
-// leaves out the Skylake-X parts that downclock.
-enum class Isa : int { kScalar = 0, kSse4 = 1, kAvx2 = 2, kAvx512 = 3 };
-constexpr int kIsaCount = 4;
+// Instruction-set levels. Those of one architecture form a ladder, each a
+// superset of the one below: scalar, sse4, avx2, avx512 on x86; scalar,
+// neon on arm64, which always has NEON. kAvx512 means the Ice Lake set (F,
+// BW, VL, CD, VBMI, VBMI2) with fast PDEP/PEXT, which leaves out the
+// Skylake-X parts that downclock.
+enum class Isa : int { kScalar = 0, kSse4 = 1, kAvx2 = 2, kAvx512 = 3, kNeon = 4 };
+constexpr int kIsaCount = 5;
 
-// "scalar", "sse4", "avx2", "avx512": also the values of PROTOACCEL_ISA.
+// "scalar", "sse4", "avx2", "avx512", "neon": also the values of
+// PROTOACCEL_ISA.
 const char* IsaName(Isa isa);
 
 enum class Family : int {
@@ -146,7 +149,8 @@ const char* FamilyName(Family family);
 // The best level this CPU and OS support, ignoring PROTOACCEL_ISA.
 Isa DetectedIsa();
 
-// The level kernels are chosen up to: DetectedIsa() capped by PROTOACCEL_ISA.
+// The level kernels are chosen up to: DetectedIsa() capped by PROTOACCEL_ISA
+// (where that names another architecture's level, scalar).
 Isa MaxIsa();
 
 // The level of the kernel in use for `family`. With PROTOACCEL_ISA set, the
