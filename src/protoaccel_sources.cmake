@@ -16,6 +16,7 @@ set(PROTOACCEL_SOURCES
   ${PROTOACCEL_SOURCE_DIR}/varint_count/sse4.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_count/avx2.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_count/avx512.cc
+  ${PROTOACCEL_SOURCE_DIR}/varint_count/neon.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_decode/scalar.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_decode/sse4.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_decode/avx2.cc

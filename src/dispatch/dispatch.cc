@@ -25,9 +25,15 @@ constexpr const char* kFamilyNames[kFamilyCount] = {
 #else
 #define X86_ONLY(kernels) nullptr
 #endif
+#if PROTOACCEL_ARM64
+#define ARM64_ONLY(kernels) &kernels
+#else
+#define ARM64_ONLY(kernels) nullptr
+#endif
 constexpr const VarintCountKernels* kVarintCountByIsa[kIsaCount] = {
     &kVarintCountScalar, X86_ONLY(kVarintCountSse4),
-    X86_ONLY(kVarintCountAvx2), X86_ONLY(kVarintCountAvx512), nullptr};
+    X86_ONLY(kVarintCountAvx2), X86_ONLY(kVarintCountAvx512),
+    ARM64_ONLY(kVarintCountNeon)};
 constexpr const VarintDecodeKernels* kVarintDecodeByIsa[kIsaCount] = {
     &kVarintDecodeScalar, X86_ONLY(kVarintDecodeSse4),
     X86_ONLY(kVarintDecodeAvx2), X86_ONLY(kVarintDecodeAvx512), nullptr};
@@ -38,6 +44,7 @@ constexpr const VarintEncodeKernels* kVarintEncodeByIsa[kIsaCount] = {
     &kVarintEncodeScalar, X86_ONLY(kVarintEncodeSse4),
     X86_ONLY(kVarintEncodeAvx2), X86_ONLY(kVarintEncodeAvx512), nullptr};
 #undef X86_ONLY
+#undef ARM64_ONLY
 
 // The levels of this architecture's ladder (and scalar, on every one).
 bool OfThisArchitecture(Isa isa) {

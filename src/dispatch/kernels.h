@@ -75,6 +75,7 @@ extern const VarintCountKernels kVarintCountScalar;
 extern const VarintCountKernels kVarintCountSse4;
 extern const VarintCountKernels kVarintCountAvx2;
 extern const VarintCountKernels kVarintCountAvx512;
+extern const VarintCountKernels kVarintCountNeon;
 extern const VarintDecodeKernels kVarintDecodeScalar;
 extern const VarintDecodeKernels kVarintDecodeSse4;
 extern const VarintDecodeKernels kVarintDecodeAvx2;
