@@ -8,7 +8,7 @@
 # and be exact there (fewer registers, no 64-bit general-purpose
 # intrinsics), at every level this CPU has. A cross compiler rather than
 # g++-multilib, which Debian will not install beside the arm64 one.
-# arm64: every family runs its scalar kernel there until it has NEON ones.
+# arm64: scalar and NEON (the families with no NEON kernel run scalar).
 #
 # Usage: ci/test-cross.sh i386|arm64 [ctest options]
 set -euo pipefail

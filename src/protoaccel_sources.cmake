@@ -25,6 +25,7 @@ set(PROTOACCEL_SOURCES
   ${PROTOACCEL_SOURCE_DIR}/utf8_validate/sse4.cc
   ${PROTOACCEL_SOURCE_DIR}/utf8_validate/avx2.cc
   ${PROTOACCEL_SOURCE_DIR}/utf8_validate/avx512.cc
+  ${PROTOACCEL_SOURCE_DIR}/utf8_validate/neon.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_encode/scalar.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_encode/sse4.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_encode/avx2.cc

@@ -39,7 +39,7 @@ constexpr const VarintDecodeKernels* kVarintDecodeByIsa[kIsaCount] = {
     X86_ONLY(kVarintDecodeAvx2), X86_ONLY(kVarintDecodeAvx512), nullptr};
 constexpr const Utf8Kernels* kUtf8ByIsa[kIsaCount] = {
     &kUtf8Scalar, X86_ONLY(kUtf8Sse4), X86_ONLY(kUtf8Avx2),
-    X86_ONLY(kUtf8Avx512), nullptr};
+    X86_ONLY(kUtf8Avx512), ARM64_ONLY(kUtf8Neon)};
 constexpr const VarintEncodeKernels* kVarintEncodeByIsa[kIsaCount] = {
     &kVarintEncodeScalar, X86_ONLY(kVarintEncodeSse4),
     X86_ONLY(kVarintEncodeAvx2), X86_ONLY(kVarintEncodeAvx512), nullptr};

@@ -84,6 +84,7 @@ extern const Utf8Kernels kUtf8Scalar;
 extern const Utf8Kernels kUtf8Sse4;
 extern const Utf8Kernels kUtf8Avx2;
 extern const Utf8Kernels kUtf8Avx512;
+extern const Utf8Kernels kUtf8Neon;
 extern const VarintEncodeKernels kVarintEncodeScalar;
 extern const VarintEncodeKernels kVarintEncodeSse4;
 extern const VarintEncodeKernels kVarintEncodeAvx2;

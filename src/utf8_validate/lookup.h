@@ -1,7 +1,7 @@
 // The "lookup" UTF-8 validator of Keiser and Lemire ("Validating UTF-8 in
 // less than one instruction per byte", 2021), as simdjson and simdutf have
-// it: the block loop of the SSE4.1 and AVX2 kernels, and the tables of all
-// three.
+// it: the block loop of the SSE4.1, AVX2 and NEON kernels, and the tables
+// of all four.
 //
 // Every byte is checked against the three before it. Three 16-entry tables,
 // indexed by the high and the low nibble of the byte before and by the high
@@ -16,20 +16,23 @@
 // is tested for 64 bytes at a time and needs only the check that no
 // character was cut off before it.
 //
-// Compiled for the instruction set of the file that includes it
+// On x86, compiled for the instruction set of the file that includes it
 // (PROTOACCEL_KERNEL_TARGET, see dispatch/target.h), so that the loop is
 // compiled for that file's instruction set and inlines its vector helpers.
+// arm64's NEON is its baseline and needs no target.
 
 #ifndef PROTOACCEL_UTF8_VALIDATE_LOOKUP_H_
 #define PROTOACCEL_UTF8_VALIDATE_LOOKUP_H_
-
-#include <immintrin.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include "dispatch/kernels.h"  // PROTOACCEL_X86
 #include "utf8_validate/scalar_utf8.h"
+
+#if PROTOACCEL_X86
+#include <immintrin.h>
 
 #include "dispatch/target.h"
 
@@ -37,6 +40,7 @@
 #error "define PROTOACCEL_KERNEL_TARGET, the instruction set, before including this"
 #endif
 PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
+#endif
 
 PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
@@ -132,13 +136,34 @@ alignas(64) constexpr uint8_t kIncompleteMax[64] = {
     255, 255, 255, 255, 255, 255, 255, 255, 255, 0xf0 - 1, 0xe0 - 1,
     0xc0 - 1};
 
-// The loop tests kStride bytes (four SSE vectors, two AVX2 ones) for ASCII
-// at a time.
+// The loop tests kStride bytes (four SSE or NEON vectors, two AVX2 ones)
+// for ASCII at a time.
 constexpr size_t kStride = 64;
 
 // Returned by FirstBadBlock when the input is valid.
 constexpr size_t kValid = ~size_t{0};
 
+// The r in [4, 16) bytes at p, then zeros, as two words, reading nothing
+// else: for inputs shorter than a vector (and not shorter than the
+// kernels' kMinBytes). Overlapping loads of 8 or 4 bytes, no stores: a copy
+// through a zeroed buffer would cost a failed store forwarding.
+inline void LoadShortWords(const char* p, size_t r, uint64_t* low, uint64_t* high) {
+  *high = 0;
+  if (r >= 8) {
+    std::memcpy(low, p, 8);
+    if (r > 8) {
+      std::memcpy(high, p + r - 8, 8);
+      *high >>= 8 * (16 - r);
+    }
+  } else {
+    uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + r - 4, 4);
+    *low = a | (uint64_t{b} << (8 * (r - 4)));
+  }
+}
+
+#if PROTOACCEL_X86
 // pshufb indexes that move a 16-byte vector down by 16 - r bytes and clear
 // the top 16 - r: the 16 bytes at kMoveDown + 16 - r.
 alignas(32) constexpr int8_t kMoveDown[32] = {
@@ -155,36 +180,22 @@ inline __m128i LoadEnding16(const char* p, size_t r) {
                                     kMoveDown + 16 - r)));
 }
 
-// The r in [4, 16) bytes at p, then zeros, reading nothing else: for inputs
-// shorter than a vector (and not shorter than the kernels' kMinBytes).
-// Overlapping loads of 8 or 4 bytes, no stores: a copy through a zeroed
-// buffer would cost a failed store forwarding.
+// LoadShortWords in a vector.
 inline __m128i LoadShort16(const char* p, size_t r) {
-  uint64_t low, high = 0;
-  if (r >= 8) {
-    std::memcpy(&low, p, 8);
-    if (r > 8) {
-      std::memcpy(&high, p + r - 8, 8);
-      high >>= 8 * (16 - r);
-    }
-  } else {
-    uint32_t a, b;
-    std::memcpy(&a, p, 4);
-    std::memcpy(&b, p + r - 4, 4);
-    low = a | (uint64_t{b} << (8 * (r - 4)));
-  }
+  uint64_t low, high;
+  LoadShortWords(p, r, &low, &high);
   return _mm_set_epi64x(static_cast<int64_t>(high), static_cast<int64_t>(low));
 }
+#endif  // PROTOACCEL_X86
 
 // The validator's state between vectors, and the checks, over one vector
-// type. V (SSE4.1 or AVX2) provides:
+// type. V (SSE4.1, AVX2 or NEON) provides:
 //   Vec, kWidth (bytes in a Vec)
 //   Load(p), LoadTail(p, r, before) (the r in [1, kWidth) bytes at p, then
 //     zeros; reads nothing past p + r, and nothing before p but the
 //     `before` bytes there), Zero(), Set1(b), Broadcast16(table16)
 //   Or, And, Xor, SubSat (unsigned saturating), Shr4 (each byte >> 4)
-//   Lookup(table, index): a pshufb (the index's low nibble; 0 where its top
-//     bit is set)
+//   Lookup(table, index): a pshufb or tbl (every index here is below 16)
 //   Prev<N>(v, before): v moved up N bytes, the last N of `before` below
 //   AnyTopBit(v), AnyNonZero(v)
 template <typename V>
@@ -332,6 +343,8 @@ __attribute__((always_inline)) inline size_t FirstBadBlock(const char* p,
 }  // namespace internal
 PROTOACCEL_NAMESPACE_END
 
+#if PROTOACCEL_X86
 PROTOACCEL_TARGET_END
+#endif
 
 #endif  // PROTOACCEL_UTF8_VALIDATE_LOOKUP_H_
