@@ -21,6 +21,7 @@ set(PROTOACCEL_SOURCES
   ${PROTOACCEL_SOURCE_DIR}/varint_decode/sse4.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_decode/avx2.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_decode/avx512.cc
+  ${PROTOACCEL_SOURCE_DIR}/varint_decode/neon.cc
   ${PROTOACCEL_SOURCE_DIR}/utf8_validate/scalar.cc
   ${PROTOACCEL_SOURCE_DIR}/utf8_validate/sse4.cc
   ${PROTOACCEL_SOURCE_DIR}/utf8_validate/avx2.cc

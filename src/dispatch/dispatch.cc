@@ -36,7 +36,8 @@ constexpr const VarintCountKernels* kVarintCountByIsa[kIsaCount] = {
     ARM64_ONLY(kVarintCountNeon)};
 constexpr const VarintDecodeKernels* kVarintDecodeByIsa[kIsaCount] = {
     &kVarintDecodeScalar, X86_ONLY(kVarintDecodeSse4),
-    X86_ONLY(kVarintDecodeAvx2), X86_ONLY(kVarintDecodeAvx512), nullptr};
+    X86_ONLY(kVarintDecodeAvx2), X86_ONLY(kVarintDecodeAvx512),
+    ARM64_ONLY(kVarintDecodeNeon)};
 constexpr const Utf8Kernels* kUtf8ByIsa[kIsaCount] = {
     &kUtf8Scalar, X86_ONLY(kUtf8Sse4), X86_ONLY(kUtf8Avx2),
     X86_ONLY(kUtf8Avx512), ARM64_ONLY(kUtf8Neon)};

@@ -80,6 +80,7 @@ extern const VarintDecodeKernels kVarintDecodeScalar;
 extern const VarintDecodeKernels kVarintDecodeSse4;
 extern const VarintDecodeKernels kVarintDecodeAvx2;
 extern const VarintDecodeKernels kVarintDecodeAvx512;
+extern const VarintDecodeKernels kVarintDecodeNeon;
 extern const Utf8Kernels kUtf8Scalar;
 extern const Utf8Kernels kUtf8Sse4;
 extern const Utf8Kernels kUtf8Avx2;
