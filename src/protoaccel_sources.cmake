@@ -30,4 +30,5 @@ set(PROTOACCEL_SOURCES
   ${PROTOACCEL_SOURCE_DIR}/varint_encode/scalar.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_encode/sse4.cc
   ${PROTOACCEL_SOURCE_DIR}/varint_encode/avx2.cc
-  ${PROTOACCEL_SOURCE_DIR}/varint_encode/avx512.cc)
+  ${PROTOACCEL_SOURCE_DIR}/varint_encode/avx512.cc
+  ${PROTOACCEL_SOURCE_DIR}/varint_encode/neon.cc)

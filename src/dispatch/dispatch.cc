@@ -43,7 +43,8 @@ constexpr const Utf8Kernels* kUtf8ByIsa[kIsaCount] = {
     X86_ONLY(kUtf8Avx512), ARM64_ONLY(kUtf8Neon)};
 constexpr const VarintEncodeKernels* kVarintEncodeByIsa[kIsaCount] = {
     &kVarintEncodeScalar, X86_ONLY(kVarintEncodeSse4),
-    X86_ONLY(kVarintEncodeAvx2), X86_ONLY(kVarintEncodeAvx512), nullptr};
+    X86_ONLY(kVarintEncodeAvx2), X86_ONLY(kVarintEncodeAvx512),
+    ARM64_ONLY(kVarintEncodeNeon)};
 #undef X86_ONLY
 #undef ARM64_ONLY
 

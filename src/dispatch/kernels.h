@@ -90,6 +90,7 @@ extern const VarintEncodeKernels kVarintEncodeScalar;
 extern const VarintEncodeKernels kVarintEncodeSse4;
 extern const VarintEncodeKernels kVarintEncodeAvx2;
 extern const VarintEncodeKernels kVarintEncodeAvx512;
+extern const VarintEncodeKernels kVarintEncodeNeon;
 
 // The best kernel of each family at or below one level.
 struct Kernels {
