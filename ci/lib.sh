@@ -51,6 +51,9 @@ host_isas() {
   local detected isa
   detected=$(env -u PROTOACCEL_ISA "${1:-$ROOT/out/build/protoaccel_info}" | sed -n 's/^detected: //p')
   [ -n "$detected" ] || die "out/build/protoaccel_info did not name the detected level"
+  case $detected in
+    neon) printf '%s\n' scalar neon; return 0 ;;  # arm64's ladder
+  esac
   for isa in scalar sse4 avx2 avx512; do
     echo "$isa"
     [ "$isa" = "$detected" ] && return 0

@@ -28,7 +28,7 @@ TEST(DispatchTest, NamesRoundTrip) {
 bool OfThisArchitecture(Isa isa) {
 #if defined(__x86_64__) || defined(__i386__)
   return isa != Isa::kNeon;
-#elif defined(__aarch64__)
+#elif defined(__aarch64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   return isa == Isa::kScalar || isa == Isa::kNeon;
 #else
   return isa == Isa::kScalar;

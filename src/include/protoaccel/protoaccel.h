@@ -6,8 +6,8 @@
 // parsers, UTF-8 check and size functions, which the tests pin down.
 //
 // Every function is thread-safe. The kernel set is chosen on the first call
-// (CPUID + XGETBV), capped by the environment variable
-// PROTOACCEL_ISA=scalar|sse4|avx2|avx512.
+// (CPUID + XGETBV on x86; NEON is arm64's baseline), capped by the
+// environment variable PROTOACCEL_ISA=scalar|sse4|avx2|avx512|neon.
 
 #ifndef PROTOACCEL_PROTOACCEL_H_
 #define PROTOACCEL_PROTOACCEL_H_
