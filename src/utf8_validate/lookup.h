@@ -301,29 +301,29 @@ __attribute__((always_inline)) inline size_t CheckFrom(const char* p,
 // most short strings), is skipped first: it needs none of the checks'
 // constants. A tail that is the first non-ASCII vector is checked as it is,
 // not loaded again.
+// True if any of the kBytes at p has its top bit set.
+template <typename V, size_t kBytes>
+__attribute__((always_inline)) inline bool AnyNonAscii(const char* p) {
+  typename V::Vec any = V::Load(p);
+#pragma GCC unroll 8
+  for (size_t k = V::kWidth; k < kBytes; k += V::kWidth) {
+    any = V::Or(any, V::Load(p + k));
+  }
+  return V::AnyTopBit(any);
+}
+
 template <typename V, bool kPrefix>
 __attribute__((always_inline)) inline size_t FirstBadBlock(const char* p,
                                                            size_t n) {
   constexpr size_t kW = V::kWidth;
-  constexpr int kPerStride = kStride / kW;
   size_t i = 0;
   // Two strides a test while the text is ASCII: the loop's own overhead
   // (compare, branch, top-bit test) is then spread over 128 bytes.
   for (; i + 2 * kStride <= n; i += 2 * kStride) {
-    typename V::Vec any = V::Load(p + i);
-#pragma GCC unroll 8
-    for (int k = 1; k < 2 * kPerStride; ++k) {
-      any = V::Or(any, V::Load(p + i + k * kW));
-    }
-    if (V::AnyTopBit(any)) return CheckFrom<V, kPrefix>(p, n, i);
+    if (AnyNonAscii<V, 2 * kStride>(p + i)) return CheckFrom<V, kPrefix>(p, n, i);
   }
   if (i + kStride <= n) {
-    typename V::Vec any = V::Load(p + i);
-#pragma GCC unroll 4
-    for (int k = 1; k < kPerStride; ++k) {
-      any = V::Or(any, V::Load(p + i + k * kW));
-    }
-    if (V::AnyTopBit(any)) return CheckFrom<V, kPrefix>(p, n, i);
+    if (AnyNonAscii<V, kStride>(p + i)) return CheckFrom<V, kPrefix>(p, n, i);
     i += kStride;
   }
   for (; i + kW <= n; i += kW) {

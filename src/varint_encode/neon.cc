@@ -24,16 +24,18 @@ PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 namespace {
 
+inline uint32x4_t ZigZag32(uint32x4_t x) {
+  return veorq_u32(vshlq_n_u32(x, 1),
+                   vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_u32(x), 31)));
+}
+
 // ---------------------------------------------------------------------------
 // Size
 
 // The extra bytes (length - 1) of four 32-bit values of one kind.
 template <Kind kKind>
 inline uint32x4_t ExtraBytes4(uint32x4_t x) {
-  if (kKind == Kind::kSInt32) {
-    x = veorq_u32(vshlq_n_u32(x, 1),
-                  vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_u32(x), 31)));
-  }
+  if (kKind == Kind::kSInt32) x = ZigZag32(x);
   if (kKind == Kind::kInt32) {
     // Signed compares; a negative value has 9 extra bytes.
     const int32x4_t s = vreinterpretq_s32_u32(x);
@@ -83,10 +85,7 @@ inline bool OneByteValues16(const T* v, uint8x16_t* bytes) {
     uint32x4_t x[4];
     for (int q = 0; q < 4; ++q) {
       x[q] = vld1q_u32(u + 4 * q);
-      if (kKind == Kind::kSInt32) {
-        x[q] = veorq_u32(vshlq_n_u32(x[q], 1),
-                         vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_u32(x[q]), 31)));
-      }
+      if (kKind == Kind::kSInt32) x[q] = ZigZag32(x[q]);
     }
     // int32's negatives have their top bit set: no exception needed.
     const uint32x4_t any = vorrq_u32(vorrq_u32(x[0], x[1]), vorrq_u32(x[2], x[3]));
