@@ -1,4 +1,4 @@
-// Varint decode with SSE4.1: 16-byte blocks for the one-byte path (see block_decode.h).
+// Varint decode with SSE4.1: 16-byte blocks for the one-byte path (see block_loop.h).
 
 #include "dispatch/kernels.h"
 
@@ -19,7 +19,7 @@ PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 namespace {
 
-struct Sse4Block {
+struct Sse4Block : X86Block {
   static constexpr int kSize = 16;
 
   static uint32_t Terminators(const char* p) {
