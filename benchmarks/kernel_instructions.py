@@ -11,19 +11,58 @@ by more than --slack instructions per call. valgrind runs up to AVX2, so
 the AVX-512 kernels are left out (kernels_bench registers the levels
 valgrind's CPU has).
 
+With --qemu, a kernels_bench of another architecture (an arm64 one, for
+NEON) runs under the qemu-user command given instead, which executes one
+instruction per translation block (-singlestep) and logs each block it
+runs (-d nochain,exec), only those in kernels_bench's own code (-dfilter:
+the program must be linked -no-pie, its code at a fixed address). Each
+case runs in processes of its own, K and 2K times. Those are qemu's
+instructions, counted the same way for scalar and NEON: no time.
+
 Usage: kernel_instructions.py BENCH [--filter REGEX] [--iterations K]
-                              [--gate] [--slack S]
+                              [--gate] [--slack S] [--qemu COMMAND]
 """
 
 import argparse
 import os
 import re
+import shlex
+import subprocess
 import sys
 
 from ab import die, list_cases
 from instructions import count_all
 
-LEVELS = ("scalar", "sse4", "avx2", "avx512")
+LEVELS = ("scalar", "sse4", "avx2", "avx512", "neon")
+
+
+def code_range(bench):
+    """The address range of BENCH's .text, for -dfilter."""
+    header = subprocess.run(["readelf", "-hSW", bench], check=True, capture_output=True,
+                            text=True).stdout
+    if not re.search(r"Type:\s+EXEC", header):
+        die(f"{bench}: not linked -no-pie; its code's address is not fixed")
+    m = re.search(r"\s\.text\s+PROGBITS\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", header)
+    if not m:
+        die(f"{bench}: no .text section")
+    return f"0x{m.group(1)}+0x{m.group(2)}"
+
+
+def count_qemu(qemu, bench, cases, iterations):
+    """{case: instructions of its run of `iterations` operations}, each
+    case in a qemu process of its own."""
+    counts = {}
+    for case in cases:
+        cmd = shlex.split(qemu) + [
+            "-E", f"PROTOACCEL_BENCH_ITERATIONS={iterations}", "-singlestep",
+            "-d", "nochain,exec", "-dfilter", code_range(bench), "-D", "/dev/stderr",
+            bench, f"--benchmark_filter=^{re.escape(case)}/iterations:{iterations}$"]
+        run = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        traces = sum(1 for line in run.stderr if line.startswith(b"Trace"))
+        if run.wait() != 0 or traces == 0:
+            die(f"{' '.join(cmd)} failed, or logged nothing")
+        counts[case] = traces
+    return counts
 
 
 def main():
@@ -38,16 +77,28 @@ def main():
     p.add_argument("--slack", type=float, default=4,
                    help="instructions per call the gate lets pass (default 4: the "
                         "compare, branch and jump to scalar code, and a spare)")
+    p.add_argument("--qemu", metavar="COMMAND",
+                   help="count under this qemu-user command instead of callgrind, e.g. "
+                        "'qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=...'")
     args = p.parse_args()
     libdir = os.path.dirname(os.path.abspath(args.bench))
-    names = [c for c in list_cases(args.bench, libdir, args.filter)
-             if c.split("/")[2] in LEVELS]
+    k = args.iterations
+    if args.qemu:
+        listed = subprocess.run(shlex.split(args.qemu) + [
+            args.bench, "--benchmark_list_tests=true", f"--benchmark_filter={args.filter}"],
+            check=True, capture_output=True, text=True).stdout.split()
+    else:
+        listed = list_cases(args.bench, libdir, args.filter)
+    names = [c for c in listed if c.split("/")[2] in LEVELS]
     if not names:
         die(f"no case matches --filter '{args.filter}'")
-    regex = "^(" + "|".join(re.escape(c) for c in names) + ")(/iterations:[0-9]+)?$"
-    k = args.iterations
-    once = count_all(args.bench, libdir, regex, k, None)
-    twice = count_all(args.bench, libdir, regex, 2 * k, None)
+    if args.qemu:
+        once = count_qemu(args.qemu, args.bench, names, k)
+        twice = count_qemu(args.qemu, args.bench, names, 2 * k)
+    else:
+        regex = "^(" + "|".join(re.escape(c) for c in names) + ")(/iterations:[0-9]+)?$"
+        once = count_all(args.bench, libdir, regex, k, None)
+        twice = count_all(args.bench, libdir, regex, 2 * k, None)
     # (kernel, data, N) -> {level: instructions per call}
     rows = {}
     for name in once:

@@ -6,6 +6,10 @@
 #   accel-asan  accel's libprotobuf and libprotobuf-lite (no protoc, no
 #               tests) with AddressSanitizer and UndefinedBehaviorSanitizer,
 #               into out/accel-asan/lib, for programs built with both
+#   accel-arm64 accel's libprotobuf and libprotobuf-lite (no protoc, no
+#               tests) cross-built for arm64 with Debian's cross compiler
+#               and arm64 flags, linked with Debian's arm64 zlib
+#               (third_party/fetch.sh arm64), installed into out/accel-arm64
 # Both use the same flags, Debian's (dpkg-buildflags, no NDEBUG, like its
 # autotools build), so that out/accel/lib/libprotobuf.so.32 can replace the
 # system's libprotobuf.so.32.
@@ -20,11 +24,11 @@ variants=()
 for arg in "$@"; do
   case $arg in
     --tests) tests=ON ;;
-    stock|accel|accel-asan) variants+=("$arg") ;;
-    *) die "usage: ci/build-protobuf.sh [--tests] stock|accel|accel-asan..." ;;
+    stock|accel|accel-asan|accel-arm64) variants+=("$arg") ;;
+    *) die "usage: ci/build-protobuf.sh [--tests] stock|accel|accel-asan|accel-arm64..." ;;
   esac
 done
-[ ${#variants[@]} -gt 0 ] || die "usage: ci/build-protobuf.sh [--tests] stock|accel|accel-asan..."
+[ ${#variants[@]} -gt 0 ] || die "usage: ci/build-protobuf.sh [--tests] stock|accel|accel-asan|accel-arm64..."
 
 readonly PATCHES=$ROOT/patches/protobuf-3.21.12
 readonly DEBIAN_SOURCE=$ROOT/third_party/src/protobuf-3.21.12
@@ -55,13 +59,26 @@ prepare_source() {
 }
 
 build() {
-  local variant=$1 src=$ROOT/out/src/protobuf-${1%-asan} dir=$ROOT/out/build-protobuf-$1
-  local extra=() with_tests=$tests
+  local variant=$1 src=$ROOT/out/src/protobuf-${1%-*} dir=$ROOT/out/build-protobuf-$1
+  local extra=() with_tests=$tests host_arch=
   [ "$variant" != stock ] && extra+=("-Dprotobuf_PROTOACCEL_DIR=$ROOT")
   [ "$variant" = accel-asan ] && extra+=(-Dprotobuf_BUILD_PROTOC_BINARIES=OFF)
+  if [ "$variant" = accel-arm64 ]; then
+    local zlib=$ROOT/third_party/arm64
+    [ -f "$zlib/lib/aarch64-linux-gnu/libz.so.1" ] ||
+      die "Debian's arm64 zlib is missing: run third_party/fetch.sh arm64"
+    ensure_packages g++-aarch64-linux-gnu
+    host_arch=arm64 with_tests=OFF
+    extra+=(-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=aarch64
+      -DCMAKE_C_COMPILER=aarch64-linux-gnu-gcc -DCMAKE_CXX_COMPILER=aarch64-linux-gnu-g++
+      -Dprotobuf_BUILD_PROTOC_BINARIES=OFF "-DZLIB_INCLUDE_DIR=$zlib/usr/include"
+      "-DZLIB_LIBRARY=$zlib/lib/aarch64-linux-gnu/libz.so.1")
+  fi
   mkdir -p "$dir"
-  # Debian's flags; -ffile-prefix-map and the like as dpkg-buildflags gives.
+  # Debian's flags (its arm64 ones for arm64); -ffile-prefix-map and the
+  # like as dpkg-buildflags gives.
   local cxxflags ldflags
+  export DEB_HOST_ARCH=${host_arch:-$(dpkg --print-architecture)}
   cxxflags="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
   # __FILE__ as in Debian's build, which compiles in src/: its log messages
   # name google/protobuf/x.cc, not a path into out/. ccache (CCACHE_BASEDIR)
@@ -98,6 +115,6 @@ build() {
 
 for variant in "${variants[@]}"; do
   step "protobuf 3.21.12, $variant (tests: $tests)"
-  prepare_source "${variant%-asan}"
+  prepare_source "${variant%-*}"
   build "$variant"
 done

@@ -61,6 +61,52 @@ host_isas() {
   die "unknown level: $detected"
 }
 
+# run_jobs CMD...: each CMD (a string, run by bash -c) in the background,
+# two at a time (one per core: these compare results, not times); fails if
+# any failed.
+run_jobs() {
+  local cmd failed=0
+  for cmd in "$@"; do
+    if [ "$(jobs -rp | wc -l)" -ge 2 ]; then wait -n || failed=1; fi
+    bash -c "$cmd" &
+  done
+  while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || failed=1; done
+  [ $failed -eq 0 ]
+}
+
+# abi_compatible DEBIAN_LIB_DIR OUR_LIB_DIR REPORT_DIR: abidiff of
+# libprotobuf.so.32 and libprotobuf-lite.so.32, Debian's against ours, the
+# reports kept in REPORT_DIR. Additions are compatible; a removed or
+# changed function or variable is not, with one exception: the series
+# replaces the packed-varint readers' instantiations over a parser's
+# lambda (ReadPackedVarint<...::{lambda(unsigned long)#1}>). No program
+# can name a lambda's type, so none can refer to one without instantiating
+# it, and with it its own copy (a COMDAT).
+abi_compatible() {
+  local theirs=$1 ours=$2 report=$3 lib txt removed
+  ensure_packages abigail-tools
+  mkdir -p "$report"
+  for lib in libprotobuf.so.32 libprotobuf-lite.so.32; do
+    txt=$report/abidiff-$lib.txt
+    abidiff "$theirs/$lib" "$ours/$lib" >"$txt" || true
+    grep -E '^(Functions|Variables|Function symbols|Variable symbols) changes summary' "$txt" |
+      sed "s/^/  $lib: /"
+    grep -qE '^Functions changes summary' "$txt" ||
+      die "$lib: abidiff printed no summary ($txt)"
+    if grep -E '^(Functions|Variables) changes summary' "$txt" |
+        grep -vqE ': 0 Removed, 0 Changed'; then
+      die "$lib: abidiff reports removed or changed functions or variables ($txt)"
+    fi
+    grep -qE '^Variable symbols changes summary: 0 Removed' "$txt" ||
+      die "$lib: abidiff reports removed variable symbols ($txt)"
+    removed=$(sed -n '/Removed function symbols not referenced by debug info:/,/^$/p' "$txt" |
+      awk '$1 == "[D]" { print $2 }')
+    if printf '%s\n' "$removed" | grep -v '^$' | grep -vqE 'ReadPackedVarint.*UlmE_'; then
+      die "$lib: abidiff reports removed function symbols other than the packed readers' lambda instantiations ($txt)"
+    fi
+  done
+}
+
 # configure_and_build SOURCE_DIR BUILD_DIR [CMAKE_ARGS...]
 configure_and_build() {
   local source=$1 dir=$2

@@ -37,7 +37,6 @@ for variant in stock accel; do
   [ -f "out/$variant/lib/libprotobuf.so.32" ] ||
     die "out/$variant is missing: run ci/build-protobuf.sh --tests stock, then accel"
 done
-ensure_packages abigail-tools
 bin=out/build/tests/libprotobuf
 [ -x $bin/differential ] || die "$bin/differential is missing: build out/build first"
 report=out/test-libprotobuf
@@ -45,15 +44,7 @@ mkdir -p $report
 
 step "ABI: out/accel against Debian's libprotobuf.so.32 and libprotobuf-lite.so.32"
 system_lib=$(dirname "$(readlink -f /usr/lib/x86_64-linux-gnu/libprotobuf.so.32)")
-for lib in libprotobuf.so.32 libprotobuf-lite.so.32; do
-  abidiff "$system_lib/$lib" "out/accel/lib/$lib" >"$report/abidiff-$lib.txt" || true
-  head -2 "$report/abidiff-$lib.txt" | sed "s/^/  $lib: /"
-  # Additions are compatible; a removed or changed function or variable is not.
-  if grep -E '^(Functions|Variables) changes summary' "$report/abidiff-$lib.txt" |
-      grep -vqE ': 0 Removed, 0 Changed'; then
-    die "$lib: abidiff reports removed or changed symbols ($report/abidiff-$lib.txt)"
-  fi
-done
+abi_compatible "$system_lib" out/accel/lib $report
 
 step "drop-in: a program built against Debian's headers loads out/accel"
 loaded=$(LD_LIBRARY_PATH=out/accel/lib ldd $bin/differential | awk '/libprotobuf.so.32/ {print $3}')
@@ -80,18 +71,6 @@ done
 
 isas=$(host_isas | tr '\n' ' ')
 echo "  levels this CPU runs (each forced in turn with PROTOACCEL_ISA): $isas"
-
-# run_jobs CMD...: each CMD (a string) in the background, two at a time
-# (one per core: these compare results, not times); fails if any failed.
-run_jobs() {
-  local cmd failed=0
-  for cmd in "$@"; do
-    if [ "$(jobs -rp | wc -l)" -ge 2 ]; then wait -n || failed=1; fi
-    bash -c "$cmd" &
-  done
-  while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || failed=1; done
-  [ $failed -eq 0 ]
-}
 
 # The best level runs the whole corpus; the others (and every level under
 # ASan), its first cases: the corpus is made case by case from the seed, so

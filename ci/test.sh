@@ -4,7 +4,9 @@
 # built with gcc and with clang, then again under AddressSanitizer and
 # UndefinedBehaviorSanitizer, and as 32-bit x86 and arm64 code; then
 # stock and accelerated libprotobuf 3.21.12, built from Debian's source,
-# checked against each other and by upstream's own tests; the fuzzers,
+# checked against each other and by upstream's own tests; the accelerated
+# one cross-built for arm64 and checked against Debian's arm64 library
+# under qemu-user; the fuzzers,
 # briefly; last, the A/B report of ci/ab.sh on two tiny cases
 # (ci/test-ab.sh).
 #
@@ -65,6 +67,10 @@ GTEST_FILTER='-*AllStringsUpToFourBytes*' bash ci/test-cross.sh arm64
 bash ci/build-protobuf.sh --tests stock
 bash ci/build-protobuf.sh accel accel-asan
 bash ci/test-libprotobuf.sh
+
+# The arm64 drop-in: abidiff against Debian's arm64 libprotobuf32, and the
+# differential under qemu-aarch64 (3.5 minutes; ci/test-arm64.sh).
+bash ci/test-arm64.sh
 
 # The .debs that replace Debian's, tested in a Debian chroot (cached; 75 s
 # to make, 20 s to test).

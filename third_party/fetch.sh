@@ -9,6 +9,12 @@
 #              20260526) into third_party/src/abseil-<version>/, and the
 #              system's jsoncpp source into third_party/src/jsoncpp/; not
 #              part of "all"
+#   arm64    : Debian's arm64 libprotobuf32 and libprotobuf-lite32 of the
+#              version installed here, zlib, which the arm64 build of
+#              libprotobuf links, and google-benchmark, for an arm64
+#              kernels_bench, as .debs from the system's own sources,
+#              extracted with dpkg-deb -x into third_party/arm64/ (for
+#              ci/test-arm64.sh); not part of "all"
 #   anchors  : benchmark anchors (simdutf from sid, utf8_range from
 #              experimental) as .debs, extracted with dpkg-deb -x into
 #              third_party/anchors/ (usr/include/..., usr/lib/<triplet>/...).
@@ -29,7 +35,7 @@
 #   * apt verifies every download against the signed indexes; the .dsc's file
 #     list is additionally checked here and again by dpkg-source.
 #
-# Usage: third_party/fetch.sh [protobuf|anchors|upstream|all]   (default: all)
+# Usage: third_party/fetch.sh [protobuf|anchors|upstream|arm64|all]   (default: all)
 # Idempotent: a stamp file is written after each successful fetch; when the
 # result is present and complete the step prints "present" and is skipped.
 # To force a re-fetch, delete the result folder (or its stamp).
@@ -63,6 +69,7 @@ readonly REPO_ROOT=${SCRIPT_DIR%/*}
 readonly SRC_DIR=$SCRIPT_DIR/src
 readonly SRC_DL=$SRC_DIR/downloads
 readonly PROTOBUF_DIR=$SRC_DIR/$PROTOBUF_DIRNAME
+readonly ARM64_DIR=$SCRIPT_DIR/arm64
 readonly ANCHORS_DIR=$SCRIPT_DIR/anchors
 readonly ANCHORS_DL=$ANCHORS_DIR/downloads
 readonly ANCHORS_STAMP=$ANCHORS_DIR/.fetch-stamp
@@ -94,11 +101,13 @@ run_logged() {
 
 usage() {
   cat >&2 <<EOF
-usage: ${0##*/} [protobuf|anchors|upstream|all]   (default: all = protobuf anchors)
+usage: ${0##*/} [protobuf|anchors|upstream|arm64|all]   (default: all = protobuf anchors)
   protobuf  Debian source $PROTOBUF_SRC_PKG=$PROTOBUF_VERSION, patches applied -> $(rel "$PROTOBUF_DIR")/
   anchors   ${ANCHOR_SPECS[*]} (+ same-source deps) -> $(rel "$ANCHORS_DIR")/
   upstream  Debian source abseil ${ABSEIL_SPECS[*]} (suite:version) -> $(rel "$SRC_DIR")/abseil-VERSION/,
             and jsoncpp -> $(rel "$SRC_DIR")/jsoncpp/ (for ci/verify-upstream.sh)
+  arm64     Debian's arm64 libprotobuf32, libprotobuf-lite32, zlib and google-benchmark,
+            at the installed versions -> $(rel "$ARM64_DIR")/ (for ci/test-arm64.sh)
 environment: PROTOACCEL_CACHE (default \$HOME/.cache/protoaccel) holds the private apt state
 EOF
 }
@@ -458,6 +467,59 @@ fetch_upstream_deps() {
   fetch_source libjsoncpp "$version" "$SRC_DIR/jsoncpp" include/json/json.h
 }
 
+# ------------------------------------------------------------------- arm64 --
+# The arm64 packages of the libraries installed here, at their installed
+# versions: the stable release's own sources serve them, so apt reads the
+# system's sources as they are, with lists of its own (both architectures)
+# in the cache; nothing of the system's apt state changes.
+fetch_arm64() {
+  local -a pkgs=(libprotobuf32 libprotobuf-lite32 zlib1g zlib1g-dev libbenchmark1debian libbenchmark-dev) specs=()
+  local pkg version stamp=""
+  for pkg in "${pkgs[@]}"; do
+    version=$(dpkg-query -W -f='${Version}' "$pkg:amd64" 2>/dev/null) ||
+      die "$pkg is not installed: its arm64 package is fetched at the installed version"
+    specs+=("$pkg:arm64=$version")
+  done
+  stamp="${specs[*]}"
+  if [[ -f $ARM64_DIR/.fetch-stamp && $(cat "$ARM64_DIR/.fetch-stamp") == "$stamp" ]]; then
+    log "arm64: present in $(rel "$ARM64_DIR") ($stamp) (skipping)"
+    return 0
+  fi
+  local apt=$CACHE_ROOT/apt-arm64
+  mkdir -p "$apt"/{lists/partial,cache/archives/partial}
+  local -a opts=(
+    -o "Dir::State::Lists=$apt/lists"
+    -o "Dir::Cache=$apt/cache"
+    -o "Dir::Cache::Archives=archives"
+    -o "Dir::Cache::pkgcache=pkgcache.bin"
+    -o "Dir::Cache::srcpkgcache=srcpkgcache.bin"
+    -o "APT::Architectures::=amd64"
+    -o "APT::Architectures::=arm64"
+    -o "Acquire::Languages=none"
+    -q
+  )
+  ((EUID != 0)) || opts+=(-o "APT::Sandbox::User=root")
+  log "arm64: updating package lists ($apt/lists)"
+  run_logged "$apt/update.log" apt-get "${opts[@]}" --error-on=any update ||
+    die "apt-get update (amd64 and arm64) failed"
+  local dl stage
+  dl=$(mktemp -d); TMP_PATHS+=("$dl")
+  log "arm64: downloading ${specs[*]}"
+  (cd "$dl" && run_logged "$apt/download.log" apt-get "${opts[@]}" download "${specs[@]}") ||
+    die "apt-get download failed for: ${specs[*]}"
+  mkdir -p "$ARM64_DIR"
+  stage=$(mktemp -d "$ARM64_DIR/.unpack.XXXXXX"); TMP_PATHS+=("$stage")
+  local deb
+  for deb in "$dl"/*.deb; do
+    [[ $(dpkg-deb -f "$deb" Architecture) == arm64 ]] || die "${deb##*/} is not an arm64 package"
+    dpkg-deb -x "$deb" "$stage" || die "dpkg-deb -x ${deb##*/} failed"
+  done
+  find "$ARM64_DIR" -mindepth 1 -maxdepth 1 ! -name "${stage##*/}" -exec rm -rf {} +
+  mv "$stage"/* "$ARM64_DIR/"
+  printf '%s\n' "$stamp" >"$ARM64_DIR/.fetch-stamp"
+  log "arm64: done -> $(rel "$ARM64_DIR")/"
+}
+
 # ----------------------------------------------------------------- anchors --
 anchors_present() {
   [[ -f $ANCHORS_STAMP && -f $ANCHORS_MANIFEST ]] || return 1
@@ -592,7 +654,7 @@ main() {
   local target=${1:-all}
   (($# <= 1)) || { usage; exit 2; }
   case $target in
-    protobuf|anchors|upstream|all) ;;
+    protobuf|anchors|upstream|arm64|all) ;;
     -h|--help) usage; exit 0 ;;
     *) usage; exit 2 ;;
   esac
@@ -608,6 +670,7 @@ main() {
     protobuf) fetch_protobuf ;;
     anchors) fetch_anchors ;;
     upstream) fetch_upstream_deps ;;
+    arm64) fetch_arm64 ;;
     all) fetch_protobuf; fetch_anchors ;;
   esac
   log "finished '$target' in ${SECONDS}s"
