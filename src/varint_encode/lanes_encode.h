@@ -1,5 +1,5 @@
 // The parts of the SSE4.1 and AVX2 encoders that work on 128 bits: storing
-// the varints a block's lanes hold, and the tail through a local buffer.
+// the varints a block's lanes hold (the block loop is block_loop.h's).
 //
 // Neither level has a byte compress, so varints are placed by:
 //   - one- and two-byte values: a pshufb per 8 values from a 256-entry table
@@ -9,10 +9,8 @@
 //     (9- and 10-byte values store their last two bytes 8 bytes further).
 //     A store writes up to 16 bytes past its value's first byte; the next
 //     value's store replaces what was not this value's.
-// So a block writes at most 16 bytes past its last value's first byte. The
-// block loop runs only while 16 values follow the block (each at least one
-// byte of output), and the last values are encoded into a local buffer and
-// copied, so nothing is written at or past out + PackedSize(v, n).
+// So a block writes at most kOverrun = 16 bytes past its last value's first
+// byte, which the block loop leaves room for.
 //
 // Compiled for the instruction set of the file that includes it
 // (PROTOACCEL_KERNEL_TARGET, see dispatch/target.h; scalar_encode.h for
@@ -23,43 +21,22 @@
 
 #include <immintrin.h>
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-
-#include "varint_encode/scalar_encode.h"
-
-#include "dispatch/target.h"
 
 #ifndef PROTOACCEL_KERNEL_TARGET
 #error "define PROTOACCEL_KERNEL_TARGET, the instruction set, before including this"
 #endif
+#include "varint_encode/block_loop.h"
+#include "varint_encode/scalar_encode.h"
+
+#include "dispatch/target.h"
+
 PROTOACCEL_TARGET_BEGIN(PROTOACCEL_KERNEL_TARGET)
 
 PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 namespace {
-
-// The bytes a block may write past its last value's first byte.
-constexpr size_t kOverrun = 16;
-
-// pshufb controls for eight 16-bit slots: each slot's first byte, and its
-// second where the slot's bit is set in the index, packed to the front.
-constexpr std::array<std::array<uint8_t, 16>, 256> MakeShortTable() {
-  std::array<std::array<uint8_t, 16>, 256> table{};
-  for (int mask = 0; mask < 256; ++mask) {
-    int out = 0;
-    for (int slot = 0; slot < 8; ++slot) {
-      table[mask][out++] = static_cast<uint8_t>(2 * slot);
-      if ((mask >> slot) & 1) table[mask][out++] = static_cast<uint8_t>(2 * slot + 1);
-    }
-    while (out < 16) table[mask][out++] = 0x80;
-  }
-  return table;
-}
-alignas(16) constexpr std::array<std::array<uint8_t, 16>, 256> kShortTable =
-    MakeShortTable();
 
 // Eight values below 2^14, one per 16-bit lane, as 1- or 2-byte varints.
 // Returns the varints' bytes (at the front) and sets *mask to the values
@@ -183,83 +160,6 @@ inline char* Store2(__m128i low, __m128i high, unsigned first, unsigned second,
   StoreHigh(out, low);
   if (kLong) StoreHigh(out + 8, high);
   return out + second;
-}
-
-// The block loop and the tail for one level: Block::kSize values a block,
-// Block::Encode<kKind>(v, out) encodes a whole block, writing at most
-// kOverrun bytes past its last value's first byte; Block::Short<kKind>(v,
-// n, out) encodes n < kSize values. Out of line, so that short arrays
-// (EncodeBlocks below) pay for none of its frame.
-template <typename Block, Kind kKind, typename T>
-__attribute__((noinline)) char* EncodeBlockLoop(const T* v, size_t n, char* out) {
-  constexpr size_t kSize = Block::kSize;
-  size_t i = 0;
-  for (; n - i >= kSize + kOverrun; i += kSize) {
-    out = Block::template Encode<kKind>(v + i, out);
-  }
-  // Fewer than kSize + kOverrun values are left: their whole blocks are
-  // encoded into a buffer (with room for the overrun) and copied, the
-  // values after them (fewer than a block) left to Short(). (Encoding them
-  // padded with zeros into the buffer measured 2-3x slower at N = 16-64:
-  // the padded copy's loads wait on its stores.)
-  char buffer[kSize * 10 + kOverrun];
-  for (; n - i >= kSize; i += kSize) {
-    const size_t bytes = static_cast<size_t>(
-        Block::template Encode<kKind>(v + i, buffer) - buffer);
-    std::memcpy(out, buffer, bytes);
-    out += bytes;
-  }
-  if (i == n) return out;
-  return Block::template Short<kKind>(v + i, n - i, out);
-}
-
-// Fewer than 8 values are the scalar kernel's at every level, and are
-// tested for first, so that they cost scalar's instructions and 3 more
-// (kernel_instructions.py); from 8 on, SSE4.1's block is faster.
-constexpr size_t kScalarBelow = 8;
-
-template <typename Block, Kind kKind, typename T>
-char* EncodeBlocks(const T* v, size_t n, char* out) {
-  if (n < kScalarBelow) return ScalarEncode<kKind>(v, n, out);
-  if (n < Block::kSize) return Block::template Short<kKind>(v, n, out);
-  return EncodeBlockLoop<Block, kKind, T>(v, n, out);
-}
-
-// 64-bit sizes one value at a time: a lookup by the index of the top bit,
-// four sums. The vector forms (nine compares on 32-bit halves per value)
-// measured slower on Zen 5: 1166 ns for 4096 values with AVX2, against
-// 1071 for this (and 2476 for the scalar kernel's formula).
-constexpr std::array<uint8_t, 64> MakeLengthByTopBit() {
-  std::array<uint8_t, 64> t{};
-  for (int bit = 0; bit < 64; ++bit) t[bit] = static_cast<uint8_t>(bit / 7 + 1);
-  return t;
-}
-constexpr std::array<uint8_t, 64> kLengthByTopBit = MakeLengthByTopBit();
-
-template <Kind kKind, typename T>
-__attribute__((noinline)) size_t SizeByTopBitLoop(const T* v, size_t n) {
-  auto length = [](T x) -> size_t {
-    return kLengthByTopBit[63 ^ __builtin_clzll(WireValue<kKind, T>(x) | 1)];
-  };
-  size_t a = 0, b = 0, c = 0, d = 0;
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    a += length(v[i]);
-    b += length(v[i + 1]);
-    c += length(v[i + 2]);
-    d += length(v[i + 3]);
-  }
-  for (; i < n; ++i) a += length(v[i]);
-  return (a + b) + (c + d);
-}
-
-// Below 4 values the four sums' setup and the tail loop took 9
-// instructions more than the scalar kernel at N = 1; the loop is out of
-// line, so that the test costs scalar's count + 3, as for encoding.
-template <Kind kKind, typename T>
-size_t SizeByTopBit(const T* v, size_t n) {
-  if (n < 4) return ScalarSize<kKind>(v, n);
-  return SizeByTopBitLoop<kKind>(v, n);
 }
 
 }  // namespace
