@@ -134,7 +134,8 @@ constexpr ptrdiff_t kRoom = 40;
 constexpr int kSpare = 4;
 
 // Block provides kSize (16, 32 or 64), Terminators(p) (a bit per byte whose
-// top bit is clear, over kSize bytes), StoreOneByteValues<Conversion>(p,
+// top bit is clear, over kSize bytes, in an integer of kSize bits or more;
+// NEON's takes all 64 at once), StoreOneByteValues<Conversion>(p,
 // out) (kSize values), DecodeShort<Conversion>(q, at_start, ends, out) (the
 // 64 bytes at q, all varints of one or two bytes ending at `ends`; no byte
 // before q if at_start, else q[-1] is read), kGroup<Conversion> and

@@ -32,7 +32,12 @@ PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 namespace {
 
-// The bytes a block may write past its last value's first byte.
+// The bytes a block may write past its last value's first byte: the widest
+// store is a 10-byte varint's, 8 bytes and 8 more from its first byte, all
+// 16 of them used. Every store starts at its own value's first byte, and
+// the stores go in the values' order, so each byte's last write is its own
+// value's. A wider store needs a larger kOverrun, and so does the buffer
+// of the tail below.
 constexpr size_t kOverrun = 16;
 
 // Byte shuffle controls (pshufb, tbl) for eight 16-bit slots: each slot's
