@@ -16,67 +16,6 @@ PROTOACCEL_NAMESPACE_BEGIN
 namespace internal {
 namespace {
 
-// 16 one-byte varints (bytes below 0x80), converted and stored.
-template <typename Conversion>
-void StoreOneByte16(uint8x16_t v, typename Conversion::Out* out);
-
-template <>
-void StoreOneByte16<Low32>(uint8x16_t v, uint32_t* out) {
-  const uint16x8_t low = vmovl_u8(vget_low_u8(v)), high = vmovl_high_u8(v);
-  vst1q_u32(out, vmovl_u16(vget_low_u16(low)));
-  vst1q_u32(out + 4, vmovl_high_u16(low));
-  vst1q_u32(out + 8, vmovl_u16(vget_low_u16(high)));
-  vst1q_u32(out + 12, vmovl_high_u16(high));
-}
-
-template <>
-void StoreOneByte16<Full64>(uint8x16_t v, uint64_t* out) {
-  const uint16x8_t halves[2] = {vmovl_u8(vget_low_u8(v)), vmovl_high_u8(v)};
-  for (int h = 0; h < 2; ++h) {
-    const uint32x4_t low = vmovl_u16(vget_low_u16(halves[h]));
-    const uint32x4_t high = vmovl_high_u16(halves[h]);
-    vst1q_u64(out + 8 * h, vmovl_u32(vget_low_u32(low)));
-    vst1q_u64(out + 8 * h + 2, vmovl_high_u32(low));
-    vst1q_u64(out + 8 * h + 4, vmovl_u32(vget_low_u32(high)));
-    vst1q_u64(out + 8 * h + 6, vmovl_high_u32(high));
-  }
-}
-
-// ZigZag of a value below 2^7, in its byte: (x >> 1) ^ -(x & 1), which is
-// in [-64, 63] and sign-extends to the wider types. vtst gives the -(x & 1).
-inline int8x16_t ZigZag8(uint8x16_t v) {
-  return vreinterpretq_s8_u8(veorq_u8(vshrq_n_u8(v, 1), vtstq_u8(v, vdupq_n_u8(1))));
-}
-
-template <>
-void StoreOneByte16<ZigZag32>(uint8x16_t v, int32_t* out) {
-  const int8x16_t z = ZigZag8(v);
-  const int16x8_t low = vmovl_s8(vget_low_s8(z)), high = vmovl_high_s8(z);
-  vst1q_s32(out, vmovl_s16(vget_low_s16(low)));
-  vst1q_s32(out + 4, vmovl_high_s16(low));
-  vst1q_s32(out + 8, vmovl_s16(vget_low_s16(high)));
-  vst1q_s32(out + 12, vmovl_high_s16(high));
-}
-
-template <>
-void StoreOneByte16<ZigZag64>(uint8x16_t v, int64_t* out) {
-  const int8x16_t z = ZigZag8(v);
-  const int16x8_t halves[2] = {vmovl_s8(vget_low_s8(z)), vmovl_high_s8(z)};
-  for (int h = 0; h < 2; ++h) {
-    const int32x4_t low = vmovl_s16(vget_low_s16(halves[h]));
-    const int32x4_t high = vmovl_high_s16(halves[h]);
-    vst1q_s64(out + 8 * h, vmovl_s32(vget_low_s32(low)));
-    vst1q_s64(out + 8 * h + 2, vmovl_high_s32(low));
-    vst1q_s64(out + 8 * h + 4, vmovl_s32(vget_low_s32(high)));
-    vst1q_s64(out + 8 * h + 6, vmovl_high_s32(high));
-  }
-}
-
-template <>
-void StoreOneByte16<Boolean>(uint8x16_t v, bool* out) {
-  vst1q_u8(reinterpret_cast<uint8_t*>(out), vminq_u8(v, vdupq_n_u8(1)));
-}
-
 // Stores the 8 values in 16-bit slots, converted: all 8, even where fewer
 // are valid (the block loop leaves room). Values are below 2^14.
 template <typename Conversion>
@@ -124,6 +63,19 @@ template <>
 void StoreShort8<Boolean>(uint16x8_t v, bool* out) {
   // Saturating: a plain narrowing would make 256 false.
   vst1_u8(reinterpret_cast<uint8_t*>(out), vmin_u8(vqmovn_u16(v), vdup_n_u8(1)));
+}
+
+// 16 one-byte varints (bytes below 0x80), converted and stored: widened
+// to two sets of 16-bit slots, but for booleans, which stay bytes.
+template <typename Conversion>
+void StoreOneByte16(uint8x16_t v, typename Conversion::Out* out) {
+  StoreShort8<Conversion>(vmovl_u8(vget_low_u8(v)), out);
+  StoreShort8<Conversion>(vmovl_high_u8(v), out + 8);
+}
+
+template <>
+void StoreOneByte16<Boolean>(uint8x16_t v, bool* out) {
+  vst1q_u8(reinterpret_cast<uint8_t*>(out), vminq_u8(v, vdupq_n_u8(1)));
 }
 
 // Stores the values of the 8 slots whose bit is set in `mask`, in order.
