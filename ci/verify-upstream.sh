@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks a patch series of patches/protobuf-<release>/ on your own checkout of
-# upstream protobuf, at the release's tag:
+# upstream protobuf, at the release's tag (or of patches/protobuf-main/, at
+# the main commit its BASE names):
 #   1. applies the series with `git am` to a clone of the checkout (accel),
 #      and the series' stock.series (build fixes only) to another (stock);
 #   2. builds both, with abseil from Debian's source (third_party/fetch.sh
@@ -22,7 +23,8 @@
 #
 # Usage: ci/verify-upstream.sh [options] PROTOBUF_CHECKOUT [ABSEIL_PREFIX]
 #   PROTOBUF_CHECKOUT   a git checkout of protobuf whose HEAD is a release
-#                       tag with a series here (v22.0, v36.0)
+#                       tag with a series here (v22.0, v36.0), or the main
+#                       commit of patches/protobuf-main/BASE
 #   ABSEIL_PREFIX       an abseil install (ABSEIL_PREFIX/lib/cmake/absl),
 #                       with its test helpers for upstream's tests; default:
 #                       Debian's source of the release's abseil, built into
@@ -43,6 +45,9 @@
 #   --small-rounds N    rounds of the small cases, one process per case,
 #                       each in a layout of its own (default 41; min time
 #                       0.02)
+#   --series NAME       apply patches/protobuf-NAME whatever HEAD is: e.g.
+#                       --series main on a newer main, to rebase the series
+#                       (patches/protobuf-main/README.md)
 #   --out DIR           where everything goes (default out/upstream/TAG)
 #   --lock FILE         builds, tests and benchmarks under flock(1) on FILE
 #                       (default: $PROTOACCEL_LOCK, if set)
@@ -72,6 +77,7 @@ min_time=0.05
 small_rounds=41
 out=
 lock=${PROTOACCEL_LOCK:-}
+forced_series=
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -84,6 +90,7 @@ while [ $# -gt 0 ]; do
     --small-rounds) need_value "$@"; small_rounds=$2; shift ;;
     --out) need_value "$@"; out=$2; shift ;;
     --lock) need_value "$@"; lock=$2; shift ;;
+    --series) need_value "$@"; forced_series=$2; shift ;;
     -h|--help) usage; exit 0 ;;
     -*) die "unknown option: $1 (try --help)" ;;
     *) args+=("$1") ;;
@@ -100,16 +107,22 @@ locked=()
 # --------------------------------------------------------------- the tag --
 git -C "$checkout" rev-parse --git-dir >/dev/null 2>&1 || die "$checkout is not a git checkout"
 commit=$(git -C "$checkout" rev-parse HEAD)
-# A commit may carry several tags (v22.0 is also v3.22.0): the one with a series.
+# A commit may carry several tags (v22.0 is also v3.22.0): the one with a
+# series; else main's series, if HEAD is its BASE; else --series.
 tags=$(git -C "$checkout" tag --points-at HEAD | tr '\n' ' ')
-[ -n "$tags" ] ||
-  die "$checkout: HEAD ($commit) is at no tag; check out the release's tag (e.g. git checkout v36.0)"
 tag=
 for t in $tags; do
   if [ -f "patches/protobuf-${t#v}/series" ]; then tag=$t; break; fi
 done
+if [ -n "$forced_series" ]; then
+  [ -f "patches/protobuf-$forced_series/series" ] ||
+    die "--series $forced_series: no patches/protobuf-$forced_series/series"
+  tag=$forced_series
+elif [ -z "$tag" ] && [ "$(cat patches/protobuf-main/BASE 2>/dev/null)" = "$commit" ]; then
+  tag=main
+fi
 [ -n "$tag" ] ||
-  die "no series for $tags(series here: $(cd patches && ls -d protobuf-* | tr '\n' ' '))"
+  die "$checkout: no series for HEAD ($commit${tags:+, tags $tags}): check out a release's tag (series here: $(cd patches && ls -d protobuf-* | tr '\n' ' ')) or main at patches/protobuf-main/BASE, or give --series"
 release=${tag#v}
 series_dir=$ROOT/patches/protobuf-$release
 case $release in
