@@ -15,9 +15,8 @@ filter=${1:-'/(scalar|neon)/(16|4096)$'}
 ensure_packages g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 bash third_party/fetch.sh arm64
 arm64=$ROOT/third_party/arm64/usr/lib/aarch64-linux-gnu
-configure_and_build "$ROOT" out/arm64/build-bench -DCMAKE_SYSTEM_NAME=Linux \
-  -DCMAKE_SYSTEM_PROCESSOR=aarch64 -DCMAKE_C_COMPILER=aarch64-linux-gnu-gcc \
-  -DCMAKE_CXX_COMPILER=aarch64-linux-gnu-g++ -DCMAKE_BUILD_TYPE=Release \
+mapfile -t cross < <(cross_cmake_args aarch64-linux-gnu)
+configure_and_build "$ROOT" out/arm64/build-bench "${cross[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_EXE_LINKER_FLAGS=-no-pie -DPROTOACCEL_BUILD_TESTS=OFF \
   -DCMAKE_DISABLE_FIND_PACKAGE_Protobuf=ON "-Dbenchmark_DIR=$arm64/cmake/benchmark" >/dev/null
 /usr/bin/python3 benchmarks/kernel_instructions.py out/arm64/build-bench/benchmarks/kernels_bench \

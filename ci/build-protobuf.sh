@@ -69,9 +69,9 @@ build() {
       die "Debian's arm64 zlib is missing: run third_party/fetch.sh arm64"
     ensure_packages g++-aarch64-linux-gnu
     host_arch=arm64 with_tests=OFF
-    extra+=(-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=aarch64
-      -DCMAKE_C_COMPILER=aarch64-linux-gnu-gcc -DCMAKE_CXX_COMPILER=aarch64-linux-gnu-g++
-      -Dprotobuf_BUILD_PROTOC_BINARIES=OFF "-DZLIB_INCLUDE_DIR=$zlib/usr/include"
+    local cross
+    mapfile -t cross < <(cross_cmake_args aarch64-linux-gnu)
+    extra+=("${cross[@]}" -Dprotobuf_BUILD_PROTOC_BINARIES=OFF "-DZLIB_INCLUDE_DIR=$zlib/usr/include"
       "-DZLIB_LIBRARY=$zlib/lib/aarch64-linux-gnu/libz.so.1")
   fi
   mkdir -p "$dir"

@@ -107,6 +107,14 @@ abi_compatible() {
   done
 }
 
+# cross_cmake_args TRIPLE: CMake's arguments, one a line, for a build for
+# TRIPLE's machine (its processor, TRIPLE's first word) with Debian's cross
+# compilers TRIPLE-gcc and TRIPLE-g++.
+cross_cmake_args() {
+  printf '%s\n' -DCMAKE_SYSTEM_NAME=Linux "-DCMAKE_SYSTEM_PROCESSOR=${1%%-*}" \
+    "-DCMAKE_C_COMPILER=$1-gcc" "-DCMAKE_CXX_COMPILER=$1-g++"
+}
+
 # configure_and_build SOURCE_DIR BUILD_DIR [CMAKE_ARGS...]
 configure_and_build() {
   local source=$1 dir=$2

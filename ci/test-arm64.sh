@@ -48,9 +48,8 @@ step "the differential and the drop-in tests, built against Debian's headers and
 mkdir -p out/arm64/debian-include
 ln -sfn /usr/include/google out/arm64/debian-include/google
 build=out/arm64/build-libprotobuf
-configure_and_build tests/libprotobuf $build -DCMAKE_SYSTEM_NAME=Linux \
-  -DCMAKE_SYSTEM_PROCESSOR=aarch64 -DCMAKE_C_COMPILER=aarch64-linux-gnu-gcc \
-  -DCMAKE_CXX_COMPILER=aarch64-linux-gnu-g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+mapfile -t cross < <(cross_cmake_args aarch64-linux-gnu)
+configure_and_build tests/libprotobuf $build "${cross[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DProtobuf_INCLUDE_DIR=$ROOT/out/arm64/debian-include" \
   "-DProtobuf_LIBRARY=$debian_lib/libprotobuf.so.32" \
   -DProtobuf_PROTOC_EXECUTABLE=/usr/bin/protoc "-DGTest_DIR=$gtest" \

@@ -18,8 +18,8 @@ cd "$ROOT"
 arch=${1:-}
 shift || true
 case $arch in
-  i386) triple=i686-linux-gnu processor=i686 machine='Intel 80386' emulator=() ;;
-  arm64) triple=aarch64-linux-gnu processor=aarch64 machine=AArch64 emulator=(qemu-aarch64) ;;
+  i386) triple=i686-linux-gnu machine='Intel 80386' emulator=() ;;
+  arm64) triple=aarch64-linux-gnu machine=AArch64 emulator=(qemu-aarch64) ;;
   *) die "usage: ci/test-cross.sh i386|arm64 [ctest options]" ;;
 esac
 
@@ -28,9 +28,8 @@ packages=("g++-$triple" "libc6-dev-$arch-cross")
 [ ${#emulator[@]} -eq 0 ] || packages+=(qemu-user)
 ensure_packages "${packages[@]}"
 
-cross=(-DCMAKE_SYSTEM_NAME=Linux "-DCMAKE_SYSTEM_PROCESSOR=$processor"
-  "-DCMAKE_C_COMPILER=$triple-gcc" "-DCMAKE_CXX_COMPILER=$triple-g++"
-  -DCMAKE_EXE_LINKER_FLAGS=-static -DCMAKE_BUILD_TYPE=Release)
+mapfile -t cross < <(cross_cmake_args $triple)
+cross+=(-DCMAKE_EXE_LINKER_FLAGS=-static -DCMAKE_BUILD_TYPE=Release)
 [ ${#emulator[@]} -eq 0 ] || cross+=("-DCMAKE_CROSSCOMPILING_EMULATOR=${emulator[*]}")
 
 out=out/$arch
