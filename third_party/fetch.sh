@@ -257,6 +257,19 @@ apt_update() {
   sha256sum <"$APT_SOURCES" | cut -d' ' -f1 >"$APT_LISTS_STAMP"
 }
 
+# private_state_opts DIR: apt options, one a line, that keep apt's lists and
+# downloads in DIR, which they create.
+private_state_opts() {
+  mkdir -p "$1"/{lists/partial,cache/archives/partial}
+  printf '%s\n' -q -o "Acquire::Languages=none" \
+    -o "Dir::State::Lists=$1/lists" -o "Dir::Cache=$1/cache" \
+    -o "Dir::Cache::Archives=archives" -o "Dir::Cache::pkgcache=pkgcache.bin" \
+    -o "Dir::Cache::srcpkgcache=srcpkgcache.bin"
+  # As root, apt drops to user _apt for downloads, which cannot write into
+  # the project folders (it would warn and fall back).  Stay root instead.
+  ((EUID != 0)) || printf '%s\n' -o "APT::Sandbox::User=root"
+}
+
 setup_private_apt() {
   ((APT_READY == 0)) || return 0
   command -v apt-get >/dev/null || die "apt-get not found (this script needs a Debian system)"
@@ -265,7 +278,7 @@ setup_private_apt() {
   CODENAME=$(. /etc/os-release && printf '%s' "${VERSION_CODENAME:-}")
   [[ -n $CODENAME ]] || die "VERSION_CODENAME missing in /etc/os-release"
 
-  mkdir -p "$APT_DIR"/{sources.list.d,preferences.d,lists/partial,cache/archives/partial}
+  mkdir -p "$APT_DIR"/{sources.list.d,preferences.d}
   : >"$APT_DIR/preferences"
 
   local -a deb822=() oneline=()
@@ -291,23 +304,14 @@ setup_private_apt() {
   fi
   find "$APT_DIR/sources.list.d" -mindepth 1 ! -name "${APT_SOURCES##*/}" -delete
 
-  APT_OPTS=(
+  mapfile -t APT_OPTS < <(private_state_opts "$APT_DIR")
+  APT_OPTS+=(
     -o "Dir::Etc::SourceList=/dev/null"
     -o "Dir::Etc::SourceParts=$APT_DIR/sources.list.d"
     -o "Dir::Etc::Preferences=$APT_DIR/preferences"
     -o "Dir::Etc::PreferencesParts=$APT_DIR/preferences.d"
-    -o "Dir::State::Lists=$APT_DIR/lists"
-    -o "Dir::Cache=$APT_DIR/cache"
-    -o "Dir::Cache::Archives=archives"
-    -o "Dir::Cache::pkgcache=pkgcache.bin"
-    -o "Dir::Cache::srcpkgcache=srcpkgcache.bin"
     -o "APT::Default-Release="
-    -o "Acquire::Languages=none"
-    -q
   )
-  # As root, apt drops to user _apt for downloads, which cannot write into
-  # the project folders (it would warn and fall back).  Stay root instead.
-  ((EUID != 0)) || APT_OPTS+=(-o "APT::Sandbox::User=root")
   APT_READY=1
 
   if lists_fresh; then
@@ -485,20 +489,9 @@ fetch_arm64() {
     log "arm64: present in $(rel "$ARM64_DIR") ($stamp) (skipping)"
     return 0
   fi
-  local apt=$CACHE_ROOT/apt-arm64
-  mkdir -p "$apt"/{lists/partial,cache/archives/partial}
-  local -a opts=(
-    -o "Dir::State::Lists=$apt/lists"
-    -o "Dir::Cache=$apt/cache"
-    -o "Dir::Cache::Archives=archives"
-    -o "Dir::Cache::pkgcache=pkgcache.bin"
-    -o "Dir::Cache::srcpkgcache=srcpkgcache.bin"
-    -o "APT::Architectures::=amd64"
-    -o "APT::Architectures::=arm64"
-    -o "Acquire::Languages=none"
-    -q
-  )
-  ((EUID != 0)) || opts+=(-o "APT::Sandbox::User=root")
+  local apt=$CACHE_ROOT/apt-arm64 opts
+  mapfile -t opts < <(private_state_opts "$apt")
+  opts+=(-o "APT::Architectures::=amd64" -o "APT::Architectures::=arm64")
   log "arm64: updating package lists ($apt/lists)"
   run_logged "$apt/update.log" apt-get "${opts[@]}" --error-on=any update ||
     die "apt-get update (amd64 and arm64) failed"
