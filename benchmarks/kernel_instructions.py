@@ -52,10 +52,11 @@ def count_qemu(qemu, bench, cases, iterations):
     """{case: instructions of its run of `iterations` operations}, each
     case in a qemu process of its own."""
     counts = {}
+    text = code_range(bench)
     for case in cases:
         cmd = shlex.split(qemu) + [
             "-E", f"PROTOACCEL_BENCH_ITERATIONS={iterations}", "-singlestep",
-            "-d", "nochain,exec", "-dfilter", code_range(bench), "-D", "/dev/stderr",
+            "-d", "nochain,exec", "-dfilter", text, "-D", "/dev/stderr",
             bench, f"--benchmark_filter=^{re.escape(case)}/iterations:{iterations}$"]
         run = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         traces = sum(1 for line in run.stderr if line.startswith(b"Trace"))

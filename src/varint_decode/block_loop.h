@@ -41,9 +41,9 @@ namespace internal {
 // set (see scalar_decode.h).
 namespace {
 
-// Byte shuffles (pshufb, tbl) that move the 16-bit slots whose bit is set in an 8-bit
-// mask to the front, in order; 0x80
-// selects a zero byte for both.
+// Byte shuffles (pshufb, tbl) that move the 16-bit slots whose bit is set
+// in an 8-bit mask to the front, in order; 0x80 selects a zero byte for
+// both.
 constexpr std::array<std::array<uint8_t, 16>, 256> MakePackTable() {
   std::array<std::array<uint8_t, 16>, 256> table{};
   for (int mask = 0; mask < 256; ++mask) {
