@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # All of protoaccel's tests: the kernels against their references and
 # against the system's libprotobuf on every instruction set this CPU has,
-# built with gcc and with clang, then again under AddressSanitizer and
-# UndefinedBehaviorSanitizer, and as 32-bit x86 and arm64 code; then
-# stock and accelerated libprotobuf 3.21.12, built from Debian's source,
-# checked against each other and by upstream's own tests; the accelerated
-# one cross-built for arm64 and checked against Debian's arm64 library
-# under qemu-user; the fuzzers,
+# built with gcc and with clang, with the SIMD kernels compiled out, then
+# again under AddressSanitizer and UndefinedBehaviorSanitizer, and as
+# 32-bit x86 and arm64 code; then stock and accelerated libprotobuf
+# 3.21.12, built from Debian's source, checked against each other and by
+# upstream's own tests; the accelerated one cross-built for arm64 and
+# checked against Debian's arm64 library under qemu-user; the fuzzers,
 # briefly; last, the A/B report of ci/ab.sh on two tiny cases
 # (ci/test-ab.sh).
 #
@@ -38,6 +38,21 @@ ensure_packages clang-14
 configure_and_build "$ROOT" out/clang -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPROTOACCEL_REQUIRE_STOCK_ORACLE=ON -DPROTOACCEL_BUILD_BENCHMARKS=OFF
 (cd out/clang && ctest --output-on-failure)
+
+step "build with the SIMD kernels compiled out (-DPROTOACCEL_SIMD=OFF), and the tests"
+# The off switch of a library that carries the kernels (the upstream
+# series' protobuf_PROTOACCEL_SIMD): scalar kernels only, and no code of
+# any other instruction set in the library.
+configure_and_build "$ROOT" out/nosimd -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROTOACCEL_SIMD=OFF \
+  -DPROTOACCEL_BUILD_BENCHMARKS=OFF
+out/nosimd/protoaccel_info | grep -q '^simd: compiled out' ||
+  die "out/nosimd/protoaccel_info does not say the SIMD kernels are compiled out"
+[ "$(out/nosimd/protoaccel_info | sed -n 's/^max: //p')" = scalar ] ||
+  die "out/nosimd runs a level other than scalar"
+if nm -C out/nosimd/libprotoaccel.a | grep -E ' [TDR] .*k[A-Za-z0-9]*(Sse4|Avx2|Avx512|Neon)\b'; then
+  die "out/nosimd's library has SIMD kernel tables"
+fi
+(cd out/nosimd && ctest --output-on-failure)
 
 step "build with ASan + UBSan"
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"

@@ -33,6 +33,9 @@ Description Make() {
   Description d{};
   d.Append("protoaccel %s (namespace %s)\n", PROTOACCEL_VERSION,
            PROTOACCEL_STRING(PROTOACCEL_NAMESPACE));
+#if defined(PROTOACCEL_NO_SIMD)
+  d.Append("simd: compiled out (PROTOACCEL_NO_SIMD): scalar kernels only\n");
+#endif
   const internal::CpuFeatures& f = internal::DetectCpuFeatures();
   d.Append("cpu: %s family 0x%x model 0x%x\n",
            f.vendor[0] ? f.vendor : "(not x86)", f.family, f.model);

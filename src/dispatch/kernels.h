@@ -15,13 +15,18 @@
 // The SSE4.1, AVX2 and AVX-512 kernels, and CPUID, exist only on x86 (64-
 // and 32-bit), the NEON kernels only on little-endian arm64 (their loads
 // of short inputs assume its byte order); elsewhere those files compile to
-// nothing. Other architectures run every family scalar.
-#if defined(__x86_64__) || defined(__i386__)
+// nothing. Other architectures run every family scalar, as every one does
+// with PROTOACCEL_NO_SIMD defined (CMake: -DPROTOACCEL_SIMD=OFF): the off
+// switch for a library that carries the kernels and wants none of their
+// instruction sets.
+#if defined(PROTOACCEL_NO_SIMD)
+#define PROTOACCEL_X86 0
+#elif defined(__x86_64__) || defined(__i386__)
 #define PROTOACCEL_X86 1
 #else
 #define PROTOACCEL_X86 0
 #endif
-#if defined(__aarch64__) && defined(__BYTE_ORDER__) && \
+#if !defined(PROTOACCEL_NO_SIMD) && defined(__aarch64__) && defined(__BYTE_ORDER__) && \
     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define PROTOACCEL_ARM64 1
 #else
