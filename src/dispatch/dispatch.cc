@@ -79,7 +79,8 @@ const Table& Best(const Table* const (&by_isa)[kIsaCount], int level,
 // Where a family's best level is not its fastest kernel on a CPU, the
 // family takes a lower level's kernel there, as glibc's cpu_features
 // preferences (Prefer_No_AVX512 and the like) do. Each entry is a
-// measurement; a family not listed takes its best level everywhere. Checked
+// measurement, or says whose list it follows; a family not listed takes
+// its best level everywhere. Checked
 // and not listed: on Zen 4 (family 19h, AVX-512 as two 256-bit halves) the
 // AVX-512 decoder is slower than AVX2 for 64-bit varints of 9 or 10 bytes
 // (1.2x at 4,096 values, 1.3x at 65,536) but faster for 32-bit ones (up to
@@ -88,21 +89,42 @@ struct Preference {
   const char* vendor;
   int family;  // display family and model range
   int first_model, last_model;
-  Family kernels;
+  unsigned kernels;  // the families, a bit each (FamilyBit)
   Isa level;
   const char* why;
 };
+constexpr unsigned FamilyBit(Family f) { return 1u << static_cast<int>(f); }
+constexpr unsigned kEveryFamily = (1u << kFamilyCount) - 1;
+
+// Intel cores that lower their clock while 512-bit registers are in use,
+// for the whole core and for a while after (the cost raised against
+// AVX-512 in protobuf, #8731 and #13256), as Linux lists them for
+// X86_FEATURE_PREFER_YMM (arch/x86/kernel/cpu/intel.c,
+// zmm_exclusion_list): of those, the ones with AVX-512 VBMI2, which
+// protoaccel's AVX-512 level needs, are Ice Lake and Tiger Lake (Skylake-X
+// lacks it). Every family takes AVX2 there, as Linux's own 512-bit code
+// does; Rocket Lake, Sapphire Rapids and later, and AMD's Zen 4 and 5,
+// keep AVX-512. Linux's list, not a measurement: no such CPU was at hand.
+constexpr const char* kZmmDownclocks =
+    "preferred on Intel Ice Lake and Tiger Lake, whose clock drops while "
+    "512-bit registers are in use (Linux's zmm_exclusion_list)";
+
 constexpr Preference kPreferences[] = {
+    {"GenuineIntel", 6, 0x6a, 0x6a, kEveryFamily, Isa::kAvx2, kZmmDownclocks},  // Ice Lake-X
+    {"GenuineIntel", 6, 0x6c, 0x6c, kEveryFamily, Isa::kAvx2, kZmmDownclocks},  // Ice Lake-D
+    {"GenuineIntel", 6, 0x7d, 0x7e, kEveryFamily, Isa::kAvx2, kZmmDownclocks},  // Ice Lake
+    {"GenuineIntel", 6, 0x9d, 0x9d, kEveryFamily, Isa::kAvx2, kZmmDownclocks},  // Ice Lake NNPI
+    {"GenuineIntel", 6, 0x8c, 0x8d, kEveryFamily, Isa::kAvx2, kZmmDownclocks},  // Tiger Lake
     // Zen and Zen+ (family 17h models 00h-2Fh) and Hygon's Dhyana (a Zen)
     // execute each 256-bit operation as two 128-bit halves; Zen 2 (17h from
     // model 30h) does not. On an EPYC of the first kind the AVX2 encoder
     // took 0.44 ns a one-byte value against SSE4.1's 0.17, and 0.72 against
     // 0.36 for two-byte ones (kernels_bench). Sizing was not measured there;
     // its AVX2 kernel halves in the same way.
-    {"AuthenticAMD", 0x17, 0x00, 0x2f, Family::kVarintEncode, Isa::kSse4,
+    {"AuthenticAMD", 0x17, 0x00, 0x2f, FamilyBit(Family::kVarintEncode), Isa::kSse4,
      "preferred on Zen 1, which splits 256-bit operations: its AVX2 encoder "
      "ran at half the speed of SSE4.1"},
-    {"HygonGenuine", 0x18, 0x00, 0xff, Family::kVarintEncode, Isa::kSse4,
+    {"HygonGenuine", 0x18, 0x00, 0xff, FamilyBit(Family::kVarintEncode), Isa::kSse4,
      "preferred on Hygon Dhyana (a Zen 1), which splits 256-bit operations: "
      "its AVX2 encoder ran at half the speed of SSE4.1"},
 };
@@ -168,7 +190,7 @@ const Config& GetConfig() {
 Isa PreferredLevel(const CpuFeatures& cpu, Family family, Isa level,
                    const char** why) {
   for (const Preference& p : kPreferences) {
-    if (p.kernels == family && p.level < level &&
+    if ((p.kernels & FamilyBit(family)) != 0 && p.level < level &&
         std::strcmp(cpu.vendor, p.vendor) == 0 && cpu.family == p.family &&
         cpu.model >= p.first_model && cpu.model <= p.last_model) {
       *why = p.why;
