@@ -4,6 +4,10 @@
 # the main commit its BASE names):
 #   1. applies the series with `git am` to a clone of the checkout (accel),
 #      and the series' stock.series (build fixes only) to another (stock);
+#      a series whose `series` lists `add-kernels` first commits this
+#      tree's kernels into third_party/protoaccel (patches/add-kernels.sh),
+#      and the accel clone's commits since the checkout are also written
+#      out as the pull request's patches, OUT/pr-series/;
 #   2. builds both, with abseil from Debian's source (third_party/fetch.sh
 #      upstream) unless ABSEIL_PREFIX is given, and installs them;
 #   3. runs upstream's unit tests (by default the suites that parse and
@@ -45,6 +49,10 @@
 #   --small-rounds N    rounds of the small cases, one process per case,
 #                       each in a layout of its own (default 41; min time
 #                       0.02)
+#   --cxx COMPILER      build protobuf with this C++ compiler, e.g.
+#                       clang++-14 (its C compiler: the same name with
+#                       ++ dropped); the default out dir gets -COMPILER;
+#                       abseil stays built with the default compiler
 #   --series NAME       apply patches/protobuf-NAME whatever HEAD is: e.g.
 #                       --series main on a newer main, to rebase the series
 #                       (patches/protobuf-main/README.md)
@@ -78,6 +86,7 @@ small_rounds=41
 out=
 lock=${PROTOACCEL_LOCK:-}
 forced_series=
+cxx=
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -91,6 +100,7 @@ while [ $# -gt 0 ]; do
     --out) need_value "$@"; out=$2; shift ;;
     --lock) need_value "$@"; lock=$2; shift ;;
     --series) need_value "$@"; forced_series=$2; shift ;;
+    --cxx) need_value "$@"; cxx=$2; shift ;;
     -h|--help) usage; exit 0 ;;
     -*) die "unknown option: $1 (try --help)" ;;
     *) args+=("$1") ;;
@@ -165,7 +175,15 @@ if $sanitize; then
   # upb's protoc-gen-upbdefs, which leaks 32 bytes at exit.
   build_env=(env "ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0")
 fi
-[ -n "$out" ] || out=out/upstream/$tag$flavour
+if [ -n "$cxx" ]; then
+  command -v "$cxx" >/dev/null || die "--cxx $cxx: no such compiler"
+  cc=${cxx/++/}
+  command -v "$cc" >/dev/null || die "--cxx $cxx: no C compiler $cc beside it"
+  protobuf_flags+=("-DCMAKE_CXX_COMPILER=$cxx" "-DCMAKE_C_COMPILER=$cc")
+fi
+# (Abseil is built with the default compiler whatever --cxx says: its ABI
+# is libstdc++'s either way.)
+[ -n "$out" ] || out=out/upstream/$tag$flavour${cxx:+-${cxx##*/}}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 echo "protobuf $tag at $commit ($checkout); series $series_dir"
@@ -204,8 +222,12 @@ echo "abseil: $abseil_prefix"
 prepare() {
   local variant=$1 src=$out/src-$1 series=$series_dir/series stamp
   [ "$variant" = stock ] && series=$series_dir/stock.series
-  stamp=$( (echo "$commit"; cat "$series"; sed "s|^|$series_dir/|" "$series" | xargs -r cat) |
-    sha256sum | cut -c1-16)
+  # (The kernels count only where the series commits them.)
+  stamp=$( (echo "$commit"; cat "$series"
+    grep -v '^add-kernels$' "$series" | sed "s|^|$series_dir/|" | xargs -r cat
+    if grep -qx add-kernels "$series"; then
+      cat patches/add-kernels.sh; git ls-files -z src | xargs -0 cat
+    fi) | sha256sum | cut -c1-16)
   if [ -f "$src/.protoaccel-stamp" ] && [ "$(cat "$src/.protoaccel-stamp")" = "$stamp" ]; then
     echo "$variant: $src is up to date"
     return
@@ -215,11 +237,19 @@ prepare() {
   git -C "$src" checkout -q --detach "$commit"
   local n=0 patch
   while read -r patch; do
-    [ -n "$patch" ] || continue
-    git -C "$src" -c user.name=protoaccel -c user.email=dev@protoaccel.invalid \
-      am -q --keep-cr "$series_dir/$patch" || die "$variant: git am $patch failed on $tag"
+    case $patch in
+      '') continue ;;
+      add-kernels) bash patches/add-kernels.sh "$src" >/dev/null || die "$variant: add-kernels failed" ;;
+      *) git -C "$src" -c user.name=protoaccel -c user.email=dev@protoaccel.invalid \
+           am -q --keep-cr "$series_dir/$patch" || die "$variant: git am $patch failed on $tag" ;;
+    esac
     n=$((n + 1))
   done <"$series"
+  if [ "$variant" = accel ] && grep -qx add-kernels "$series"; then
+    rm -rf "$out/pr-series"
+    git -C "$src" format-patch -q --zero-commit --no-signature -o "$out/pr-series" "$commit..HEAD"
+    echo "accel: the pull request's patches: $out/pr-series/"
+  fi
   # v22.0's conformance runner wants jsoncpp's source as a submodule.
   if [ ! -f "$src/third_party/jsoncpp/CMakeLists.txt" ]; then
     if [ -f "$checkout/third_party/jsoncpp/CMakeLists.txt" ]; then
@@ -236,7 +266,9 @@ prepare() {
 build() {
   local variant=$1 src=$out/src-$1 dir=$out/build-$1 prefix=$out/$1
   local extra=()
-  [ "$variant" = accel ] && extra+=("-Dprotobuf_PROTOACCEL_DIR=$ROOT")
+  # (Series that carry the kernels build them from third_party/protoaccel.)
+  [ "$variant" = accel ] && ! grep -qx add-kernels "$series_dir/series" &&
+    extra+=("-Dprotobuf_PROTOACCEL_DIR=$ROOT")
   extra+=("${sanitize_flags[@]}" "${protobuf_flags[@]}")
   local tests=OFF
   $run_tests && tests=ON
