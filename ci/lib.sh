@@ -29,8 +29,11 @@ ensure_packages() {
   [ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]} (run as root, or install them)"
   local log=$CACHE/apt-install.log
   mkdir -p "$CACHE"
-  if ! { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-      --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+  # Another apt or dpkg (a second script of ours, unattended-upgrades) may
+  # hold the lock: wait for it rather than fail.
+  local wait=(-o DPkg::Lock::Timeout=600)
+  if ! { apt-get "${wait[@]}" update -q && DEBIAN_FRONTEND=noninteractive apt-get "${wait[@]}" \
+      install -y -q --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
     tail -n 20 "$log" >&2
     die "could not install: ${missing[*]} (full log: $log)"
   fi
