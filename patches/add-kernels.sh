@@ -25,9 +25,9 @@ git -C "$root" ls-files -z src | grep -zv '^src/tools/' |
   (cd "$root" && xargs -0 cp --parents -t "$dest")
 
 cat >"$dest/BUILD.bazel" <<'EOF'
-# protoaccel: SIMD kernels for packed varints, UTF-8 validation and packed
-# sizes (SSE4.1, AVX2, AVX-512, NEON), chosen at run time from the CPU;
-# scalar kernels on every other target. Each SIMD file selects its
+# protoaccel: SIMD kernels for packed varints (count, decode, size, encode)
+# and UTF-8 validation (SSE4.1, AVX2, AVX-512, NEON), chosen at run time
+# from the CPU; scalar kernels on every other target. Each SIMD file selects its
 # instruction set itself (target pragmas), so no file needs copts and the
 # build never depends on -march.
 
@@ -82,12 +82,14 @@ git -C "$checkout" -c user.name=protoaccel -c user.email=dev@protoaccel.invalid 
   commit -q -F - <<'EOF'
 Add protoaccel's kernels under third_party/protoaccel
 
-The packed-varint, UTF-8 and packed-size paths of the following commits
-call protoaccel: kernels for SSE4.1, AVX2, AVX-512 and NEON, chosen once
-at run time from CPUID (never from -march), with scalar kernels for
-every other target and for short inputs. Each family's kernels are
-tested against its scalar reference on every instruction set, and the
-whole library against stock protobuf, in protoaccel's own repository.
+The packed-varint paths of the following commits (reading, sizing and
+writing) call protoaccel: kernels for SSE4.1, AVX2, AVX-512 and NEON,
+chosen once at run time from CPUID (never from -march), with scalar
+kernels for every other target and for short inputs. Each family's
+kernels are tested against its scalar reference on every instruction
+set, and the whole library against stock protobuf, in protoaccel's own
+repository. Its UTF-8 kernels come along but nothing here calls them:
+UTF-8 is a change of its own, to utf8_range.
 
 It is carried like utf8_range: sources here, built by libprotobuf's
 CMake (next commit) and Bazel (last commit) files. PROTOACCEL_NO_SIMD
