@@ -142,6 +142,10 @@ fi
   die "$checkout: no series for HEAD ($commit${tags:+, tags $tags}): check out a release's tag (series here: $(cd patches && ls -d protobuf-* | tr '\n' ' ')) or main at patches/protobuf-main/BASE, or give --series"
 release=${tag#v}
 series_dir=$ROOT/patches/protobuf-$release
+# A series that lists add-kernels commits the kernels into the checkout
+# (main's); the others build them from this tree.
+carries_kernels=false
+grep -qx add-kernels "$series_dir/series" && carries_kernels=true
 case $release in
   22.*) abseil_version=20240722 ;;  # 22.0 wants LTS 20230125, which no Debian suite has
   *) abseil_version=20260526 ;;
@@ -232,7 +236,7 @@ prepare() {
   # (The kernels count only where the series commits them.)
   stamp=$( (echo "$commit"; cat "$series"
     grep -v '^add-kernels$' "$series" | sed "s|^|$series_dir/|" | xargs -r cat
-    if grep -qx add-kernels "$series"; then
+    if [ "$variant" = accel ] && $carries_kernels; then
       cat patches/add-kernels.sh; git ls-files -z src | xargs -0 cat
     fi) | sha256sum | cut -c1-16)
   if [ -f "$src/.protoaccel-stamp" ] && [ "$(cat "$src/.protoaccel-stamp")" = "$stamp" ]; then
@@ -252,7 +256,7 @@ prepare() {
     esac
     n=$((n + 1))
   done <"$series"
-  if [ "$variant" = accel ] && grep -qx add-kernels "$series"; then
+  if [ "$variant" = accel ] && $carries_kernels; then
     rm -rf "$out/pr-series"
     git -C "$src" format-patch -q --zero-commit --no-signature -o "$out/pr-series" "$commit..HEAD"
     echo "accel: the pull request's patches: $out/pr-series/"
@@ -274,7 +278,7 @@ build() {
   local variant=$1 src=$out/src-$1 dir=$out/build-$1 prefix=$out/$1
   local extra=()
   # (Series that carry the kernels build them from third_party/protoaccel.)
-  [ "$variant" = accel ] && ! grep -qx add-kernels "$series_dir/series" &&
+  [ "$variant" = accel ] && ! $carries_kernels &&
     extra+=("-Dprotobuf_PROTOACCEL_DIR=$ROOT")
   extra+=("${sanitize_flags[@]}" "${protobuf_flags[@]}")
   local tests=OFF
