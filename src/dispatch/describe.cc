@@ -33,12 +33,15 @@ Description Make() {
   Description d{};
   d.Append("protoaccel %s (namespace %s)\n", PROTOACCEL_VERSION,
            PROTOACCEL_STRING(PROTOACCEL_NAMESPACE));
+  const internal::CpuFeatures& f = internal::DetectCpuFeatures();
 #if defined(PROTOACCEL_NO_SIMD)
   d.Append("simd: compiled out (PROTOACCEL_NO_SIMD): scalar kernels only\n");
-#endif
-  const internal::CpuFeatures& f = internal::DetectCpuFeatures();
+  // With no SIMD kernel to choose, CPUID is never read.
+  d.Append("cpu: not read\n");
+#else
   d.Append("cpu: %s family 0x%x model 0x%x\n",
            f.vendor[0] ? f.vendor : "(not x86)", f.family, f.model);
+#endif
   const struct {
     const char* name;
     bool present;
