@@ -3,7 +3,7 @@
 # third_party/protoaccel/, the way upstream carries utf8_range: the first
 # commit of a series whose `series` file lists `add-kernels`
 # (patches/protobuf-main/). The patches after it build the kernels from
-# there with CMake (0001) and Bazel (0007).
+# there with CMake (0001) and Bazel (0006).
 #
 # The commit is made from this tree's src/ each time, not kept as a patch
 # here, so that the kernels exist once in this repository. It takes the
@@ -50,6 +50,16 @@ config_setting(
     flag_values = {":simd": "false"},
 )
 
+# The public header alone, which the internal headers include too.
+# libprotobuf's copy has a namespace of its own, so that a program may link
+# its own protoaccel beside it.
+cc_library(
+    name = "api",
+    hdrs = ["src/include/protoaccel/protoaccel.h"],
+    defines = ["PROTOACCEL_NAMESPACE=in_libprotobuf"],
+    strip_include_prefix = "src/include",
+)
+
 # Headers shared by the kernels, included as "dispatch/kernels.h" and the like.
 cc_library(
     name = "internal_headers",
@@ -58,22 +68,23 @@ cc_library(
         exclude = ["src/include/**"],
     ),
     strip_include_prefix = "src",
+    deps = [":api"],
 )
 
 cc_library(
     name = "protoaccel",
     srcs = glob(["src/*/*.cc"]),
     hdrs = ["src/include/protoaccel/protoaccel.h"],
-    # libprotobuf's copy has a namespace of its own, so that a program may
-    # link its own protoaccel beside it.
-    defines = ["PROTOACCEL_NAMESPACE=in_libprotobuf"],
     local_defines = select({
         ":simd_off": ["PROTOACCEL_NO_SIMD"],
         "//conditions:default": [],
     }),
     strip_include_prefix = "src/include",
     visibility = ["//src/google/protobuf:__subpackages__"],
-    deps = [":internal_headers"],
+    deps = [
+        ":api",
+        ":internal_headers",
+    ],
 )
 EOF
 
