@@ -133,8 +133,9 @@ struct Avx2Block {
   __attribute__((always_inline)) static char* Encode(const T* v, char* out);
 };
 
-// Eight values below 2^32 (as Varints4 in lanes_encode.h), the continuation
-// bits by vpsrlvd: 0x80808080 >> (32 - 8 * (length - 1)).
+// Eight values below 2^32 (as Varints4 in lanes_encode.h, kInt32 too), the
+// continuation bits by vpsrlvd: 0x80808080 >> (32 - 8 * (length - 1)).
+template <bool kInt32 = false>
 inline void Varints8(__m256i x, __m256i* groups, __m256i* fifth,
                      uint32_t* first, uint32_t* second) {
   const __m256i flipped = _mm256_xor_si256(x, _mm256_set1_epi32(INT32_MIN));
@@ -149,13 +150,35 @@ inline void Varints8(__m256i x, __m256i* groups, __m256i* fifth,
   a = _mm256_and_si256(a, _mm256_set1_epi32(0x3fff3fff));
   a = _mm256_add_epi16(a, _mm256_and_si256(a, _mm256_set1_epi16(0x3f80)));
   *groups = _mm256_or_si256(a, more);
-  *fifth = _mm256_srli_epi32(x, 28);
+  *fifth = kInt32 ? _mm256_srai_epi32(x, 28) : _mm256_srli_epi32(x, 28);
+  __m256i length = _mm256_sub_epi32(_mm256_set1_epi32(1), minus);
+  if (kInt32) {
+    length = _mm256_add_epi32(
+        length, _mm256_and_si256(_mm256_srai_epi32(x, 31), _mm256_set1_epi32(5)));
+  }
   const __m256i gathered = _mm256_shuffle_epi8(
-      _mm256_sub_epi32(_mm256_set1_epi32(1), minus),
+      length,
       _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                        0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
   *first = static_cast<uint32_t>(_mm256_extract_epi32(gathered, 0));
   *second = static_cast<uint32_t>(_mm256_extract_epi32(gathered, 4));
+}
+
+// Sixteen values below 2^32 (or int32 values, as Varints8<true>), eight at a
+// time.
+template <bool kInt32 = false>
+__attribute__((always_inline)) inline char* EncodeLanes(__m256i a, __m256i b, char* out) {
+#pragma GCC unroll 2
+  for (__m256i x : {a, b}) {
+    __m256i groups, fifth;
+    uint32_t first, second;
+    Varints8<kInt32>(x, &groups, &fifth, &first, &second);
+    out = Store4<kInt32>(_mm256_castsi256_si128(groups), _mm256_castsi256_si128(fifth),
+                         first, out);
+    out = Store4<kInt32>(_mm256_extracti128_si256(groups, 1),
+                         _mm256_extracti128_si256(fifth, 1), second, out);
+  }
+  return out;
 }
 
 // Sixteen values below 2^32, eight per vector. Inlined: called out of line
@@ -192,16 +215,7 @@ __attribute__((always_inline)) inline char* Encode32(__m256i a, __m256i b, char*
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_extracti128_si256(bytes, 1));
     return out + 8 + __builtin_popcount(m1);
   }
-#pragma GCC unroll 2
-  for (__m256i x : {a, b}) {
-    __m256i groups, fifth;
-    uint32_t first, second;
-    Varints8(x, &groups, &fifth, &first, &second);
-    out = Store4(_mm256_castsi256_si128(groups), _mm256_castsi256_si128(fifth), first, out);
-    out = Store4(_mm256_extracti128_si256(groups, 1), _mm256_extracti128_si256(fifth, 1),
-                 second, out);
-  }
-  return out;
+  return EncodeLanes(a, b, out);
 }
 
 // Four 64-bit values (as Varints2 in lanes_encode.h): their lengths minus
@@ -266,12 +280,8 @@ inline char* Avx2Block::Encode(const T* v, char* out) {
     }
     if (kKind == Kind::kInt32 &&
         _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(a, b))) != 0) {
-      // A negative value: all of them sign-extended to 64 bits.
-      const __m256i w[4] = {_mm256_cvtepi32_epi64(_mm256_castsi256_si128(a)),
-                            _mm256_cvtepi32_epi64(_mm256_extracti128_si256(a, 1)),
-                            _mm256_cvtepi32_epi64(_mm256_castsi256_si128(b)),
-                            _mm256_cvtepi32_epi64(_mm256_extracti128_si256(b, 1))};
-      return Encode64<true>(w, out);
+      // A negative value: 10 bytes, as in sse4.cc.
+      return EncodeLanes<true>(a, b, out);
     }
     return Encode32(a, b, out);
   } else {

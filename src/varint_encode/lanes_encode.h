@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #ifndef PROTOACCEL_KERNEL_TARGET
 #error "define PROTOACCEL_KERNEL_TARGET, the instruction set, before including this"
@@ -88,7 +89,12 @@ inline __m128i AtLeast(__m128i flipped, int bits) {
 
 // Four values below 2^32, one per 32-bit lane: their first four bytes
 // (continuation bits set) in *groups, the fifth in *fifth, and their
-// lengths as one byte each.
+// lengths as one byte each. kInt32: the lanes are int32 values, and a
+// negative one is 10 bytes, sign-extended: its first five are those of its
+// 32 bits taken as unsigned (all continuing) but for the fifth's top three
+// bits, which an arithmetic shift sets, with the fifth lane's bytes 1 to 3
+// (0xff, bytes 5 to 7 of the varint); Store4 writes bytes 8 and 9.
+template <bool kInt32 = false>
 inline uint32_t Varints4(__m128i x, __m128i* groups, __m128i* fifth) {
   const __m128i flipped = _mm_xor_si128(x, _mm_set1_epi32(INT32_MIN));
   const __m128i m1 = AtLeast(flipped, 7), m2 = AtLeast(flipped, 14),
@@ -99,26 +105,44 @@ inline uint32_t Varints4(__m128i x, __m128i* groups, __m128i* fifth) {
                    _mm_or_si128(_mm_srli_epi32(m3, 8), m4));
   *groups = _mm_or_si128(Spread28(x),
                          _mm_and_si128(more, _mm_set1_epi8(static_cast<char>(0x80))));
-  *fifth = _mm_srli_epi32(x, 28);
-  const __m128i length = _mm_sub_epi32(
+  *fifth = kInt32 ? _mm_srai_epi32(x, 28) : _mm_srli_epi32(x, 28);
+  __m128i length = _mm_sub_epi32(
       _mm_set1_epi32(1),
       _mm_add_epi32(_mm_add_epi32(m1, m2), _mm_add_epi32(m3, m4)));
+  if (kInt32) {
+    length = _mm_add_epi32(length, _mm_and_si128(_mm_srai_epi32(x, 31), _mm_set1_epi32(5)));
+  }
   return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_shuffle_epi8(
       length, _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                             -1, -1, -1))));
 }
 
 // Stores four varints of up to 5 bytes (Varints4), 8 bytes each at its
-// offset.
+// offset. kInt32: up to 10 bytes, each value's 8 followed by the last two
+// of a negative int32 (0xff 0x01) 8 bytes on, whatever its length. Every
+// byte of a value is written by its own stores, after those of the values
+// before it, so what theirs left there is replaced; past the last value
+// they write at most 10 bytes from its first.
+template <bool kInt32 = false>
 inline char* Store4(__m128i groups, __m128i fifth, uint32_t lengths, char* out) {
-  // Byte k of the product: the end of value k (at most 20).
+  // Byte k of the product: the end of value k (at most 20, or 40).
   const uint32_t ends = lengths * 0x01010101u;
   const __m128i s01 = _mm_unpacklo_epi32(groups, fifth);
   const __m128i s23 = _mm_unpackhi_epi32(groups, fifth);
+  const auto tail = [](char* p) {
+    if (kInt32) {
+      const uint16_t bytes = 0x01ff;  // little-endian: 0xff, then 0x01
+      std::memcpy(p + 8, &bytes, 2);
+    }
+  };
   _mm_storel_epi64(reinterpret_cast<__m128i*>(out), s01);
+  tail(out);
   StoreHigh(out + (ends & 0xff), s01);
+  tail(out + (ends & 0xff));
   _mm_storel_epi64(reinterpret_cast<__m128i*>(out + ((ends >> 8) & 0xff)), s23);
+  tail(out + ((ends >> 8) & 0xff));
   StoreHigh(out + ((ends >> 16) & 0xff), s23);
+  tail(out + ((ends >> 16) & 0xff));
   return out + (ends >> 24);
 }
 
