@@ -4,9 +4,10 @@
 // Neither level has a byte compress, so varints are placed by:
 //   - one- and two-byte values: a pshufb per 8 values from a 256-entry table
 //     (indexed by which values have a second byte), one 16-byte store;
-//   - longer ones: each value's bytes built in a 64-bit lane, continuation
-//     bits included, and stored 8 bytes at a time at the value's offset
-//     (9- and 10-byte values store their last two bytes 8 bytes further).
+//   - longer ones: each value's bytes built in a 32- or 64-bit lane,
+//     continuation bits included, and stored 8 bytes at a time at the
+//     value's offset (9- and 10-byte values, negative int32 ones included,
+//     store their last two bytes 8 bytes further).
 //     A store writes up to 16 bytes past its value's first byte; the next
 //     value's store replaces what was not this value's.
 // So a block writes at most kOverrun = 16 bytes past its last value's first

@@ -7,8 +7,8 @@
 //
 // Encode: blocks of 8 values (see lanes_encode.h for the stores and the
 // tail): all below 2^7 packed to bytes; all below 2^14 one pshufb; below
-// 2^32 four values at a time in 32-bit lanes; else two at a time in
-// 64-bit lanes.
+// 2^32, or int32 values with a negative one, four values at a time in
+// 32-bit lanes; else two at a time in 64-bit lanes.
 
 #include "dispatch/kernels.h"
 
