@@ -167,6 +167,17 @@ struct Sse4Block {
   __attribute__((always_inline)) static char* Encode(const T* v, char* out);
 };
 
+// Eight values below 2^32 (or int32 values, as Varints4<true>), four at a
+// time.
+template <bool kInt32 = false>
+__attribute__((always_inline)) inline char* EncodeLanes(__m128i a, __m128i b, char* out) {
+  __m128i groups, fifth;
+  uint32_t lengths = Varints4<kInt32>(a, &groups, &fifth);
+  out = Store4<kInt32>(groups, fifth, lengths, out);
+  lengths = Varints4<kInt32>(b, &groups, &fifth);
+  return Store4<kInt32>(groups, fifth, lengths, out);
+}
+
 // Eight values below 2^32, four per vector.
 __attribute__((always_inline)) inline char* Encode32(__m128i a, __m128i b, char* out) {
   const __m128i any = _mm_or_si128(a, b);
@@ -178,11 +189,7 @@ __attribute__((always_inline)) inline char* Encode32(__m128i a, __m128i b, char*
   if (_mm_testz_si128(any, _mm_set1_epi32(~0x3fff))) {
     return StoreShort8(_mm_packus_epi32(a, b), out);
   }
-  __m128i groups, fifth;
-  uint32_t lengths = Varints4(a, &groups, &fifth);
-  out = Store4(groups, fifth, lengths, out);
-  lengths = Varints4(b, &groups, &fifth);
-  return Store4(groups, fifth, lengths, out);
+  return EncodeLanes(a, b, out);
 }
 
 // Eight 64-bit values, two per vector.
@@ -212,11 +219,7 @@ inline char* Sse4Block::Encode(const T* v, char* out) {
       // for every negative int32 (Varints4<true>). On Zen 3, kernels_bench's
       // encode_int32/neg/256: 1.38 ns a value, where sign-extending to 64
       // bits and encoding two a step took 2.29 (AVX2: 0.89 and 1.49).
-      __m128i groups, fifth;
-      uint32_t lengths = Varints4<true>(a, &groups, &fifth);
-      out = Store4<true>(groups, fifth, lengths, out);
-      lengths = Varints4<true>(b, &groups, &fifth);
-      return Store4<true>(groups, fifth, lengths, out);
+      return EncodeLanes<true>(a, b, out);
     }
     return Encode32(a, b, out);
   } else {
