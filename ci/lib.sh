@@ -118,6 +118,18 @@ cross_cmake_args() {
     "-DCMAKE_C_COMPILER=$1-gcc" "-DCMAKE_CXX_COMPILER=$1-g++"
 }
 
+# True if this machine runs TRIPLE's static programs itself: an i386 one
+# it does not where the kernel was built without IA32 emulation (as some VM
+# hosts' are); those run under qemu-i386 instead.
+runs_natively() {
+  local dir status=0
+  dir=$(mktemp -d)
+  echo 'int main() { return 0; }' | "$1-g++" -static -x c++ -o "$dir/probe" - &&
+    "$dir/probe" 2>/dev/null || status=1
+  rm -rf "$dir"
+  return $status
+}
+
 # configure_and_build SOURCE_DIR BUILD_DIR [CMAKE_ARGS...]
 configure_and_build() {
   local source=$1 dir=$2

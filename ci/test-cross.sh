@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The kernels and their tests built for another architecture with Debian's
 # cross compiler, linked statically, and run here: natively for i386, under
-# qemu-user for arm64. gtest is built from its Debian source the same way
-# (the system's is for this machine).
+# qemu-user for arm64, and for i386 too where this machine's kernel runs no
+# 32-bit programs (one built without IA32 emulation, as some VM hosts'
+# are). gtest is built from its Debian source the same way (the system's
+# is for this machine).
 #
 # i386: 32-bit builds are a target upstream keeps; the kernels must build
 # and be exact there (fewer registers, no 64-bit general-purpose
-# intrinsics), at every level this CPU has. A cross compiler rather than
+# intrinsics), at every level this CPU has, or under qemu-i386 at every
+# level its CPU ("max": SSE4.1 and AVX2) has. A cross compiler rather than
 # g++-multilib, which Debian will not install beside the arm64 one.
 # arm64: scalar and NEON (the families with no NEON kernel run scalar).
 #
@@ -24,9 +27,12 @@ case $arch in
 esac
 
 step "$arch ($triple): the kernels and their tests${emulator:+, under ${emulator[0]}}"
-packages=("g++-$triple" "libc6-dev-$arch-cross")
-[ ${#emulator[@]} -eq 0 ] || packages+=(qemu-user)
-ensure_packages "${packages[@]}"
+ensure_packages "g++-$triple" "libc6-dev-$arch-cross"
+if [ "$arch" = i386 ] && ! runs_natively $triple; then
+  echo "this machine's kernel runs no 32-bit programs: they run under qemu-i386"
+  emulator=(qemu-i386)
+fi
+[ ${#emulator[@]} -eq 0 ] || ensure_packages qemu-user
 
 mapfile -t cross < <(cross_cmake_args $triple)
 cross+=(-DCMAKE_EXE_LINKER_FLAGS=-static -DCMAKE_BUILD_TYPE=Release)

@@ -66,7 +66,8 @@ stock=$out/stock/third_party/utf8_range
 patched=$out/src/third_party/utf8_range
 
 # check NAME CMAKE_ARGS...: tests/utf8_range built into OUT/build-NAME, its
-# differential run.
+# differential run (through ${run[@]}, if set).
+run=()
 check() {
   local name=$1 dir=$out/build-$1
   shift
@@ -74,7 +75,7 @@ check() {
   configure_and_build tests/utf8_range "$dir" -DCMAKE_BUILD_TYPE=Release \
     "-DUTF8_RANGE_STOCK=$stock" "-DUTF8_RANGE_PATCHED=$patched" "$@" >/dev/null
   local result
-  result=$("$dir/differential") || { echo "$result"; die "$name: the differential failed"; }
+  result=$("${run[@]}" "$dir/differential") || { echo "$result"; die "$name: the differential failed"; }
   echo "  $name: $result"
 }
 
@@ -82,6 +83,7 @@ step "the differential: gcc, clang, 32-bit x86"
 check gcc
 check clang -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DUTF8_RANGE_BENCHMARK=OFF
 mapfile -t cross < <(cross_cmake_args i686-linux-gnu)
+runs_natively i686-linux-gnu || { ensure_packages qemu-user && run=(qemu-i386); }
 check i386 "${cross[@]}" -DCMAKE_EXE_LINKER_FLAGS=-static -DUTF8_RANGE_BENCHMARK=OFF
 file "$out/build-i386/differential" | grep -q 'ELF 32-bit' || die "the i386 differential is not 32-bit"
 # The patched baseline build must hold the SSE4.1 path, chosen at run time.
